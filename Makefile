@@ -1,0 +1,56 @@
+# clipkit: build, test, demo, fixtures and benchmark. `make demo` and `make test` work on a fresh Debian machine.
+SHELL := /bin/bash
+SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
+PREFIX ?= /usr/local
+DEPS := libgif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libpng-dev pkg-config
+BIN := .build/release/clipkit
+
+.PHONY: all deps build test demo install fixtures bench clean
+
+all: build
+
+# Installs the C libraries' -dev packages when pkg-config (or the giflib header) cannot find them.
+deps:
+	@missing=""; \
+	if ! command -v pkg-config >/dev/null 2>&1; then missing="$(DEPS)"; \
+	else \
+	  for pc in libavformat libavcodec libswscale libavutil libpng; do \
+	    pkg-config --exists $$pc || missing="$(DEPS)"; \
+	  done; \
+	  [ -f /usr/include/gif_lib.h ] || missing="$(DEPS)"; \
+	fi; \
+	if [ -z "$$missing" ]; then echo "deps: FFmpeg, giflib and libpng development files found"; exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then \
+	  echo "deps: missing development packages; run as root:"; \
+	  echo "  apt-get update && apt-get install -y $(DEPS)"; exit 1; \
+	fi; \
+	echo "deps: installing $(DEPS)"; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	apt-get update -qq && apt-get install -y -qq --no-install-recommends $(DEPS)
+
+build: deps
+	$(SWIFT) build -c release --product clipkit
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# The main job on a bundled clip.
+demo: build
+	@mkdir -p out
+	$(BIN) thumb Fixtures/video/rotated90.mov -o out/demo.png
+	@echo "demo: wrote out/demo.png"
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/clipkit
+
+# Regenerates Fixtures/ (needs ffmpeg; never used at test time).
+fixtures:
+	bash Fixtures/make-fixtures.sh
+
+bench: build
+	bash bench/run.sh
+
+clean:
+	rm -rf .build out

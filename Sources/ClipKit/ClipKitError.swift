@@ -1,0 +1,74 @@
+// The typed errors of ClipKit: each names the file, what was wrong and, where it helps, what to do.
+import Foundation
+
+public enum ClipKitError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+    /// The input path does not exist.
+    case fileNotFound(path: String)
+    /// A directory was given where a file is expected.
+    case isDirectory(path: String)
+    /// The input exists but is not a regular, readable file (a FIFO, a device, no permission).
+    case unreadable(path: String, reason: String)
+    /// libavformat (or the GIF decoder) cannot read the file as media.
+    case notMedia(path: String, reason: String)
+    /// The file has streams, but none is video.
+    case noVideoStream(path: String)
+    /// The file's data is damaged beyond what can be decoded.
+    case corrupt(path: String, reason: String)
+    /// Decoding produced no frame in the requested range.
+    case noFrames(path: String, reason: String)
+    /// `--start`/`--at` lies beyond the end of the clip.
+    case startPastEnd(path: String, start: Double, duration: Double)
+    /// An option has a value that cannot work.
+    case invalidOption(name: String, reason: String)
+    /// A resource limit was exceeded; `option` raises it.
+    case limitExceeded(path: String, what: String, limit: String, option: String)
+    /// The output cannot be written.
+    case outputFailed(path: String, reason: String)
+    /// The output would replace one of the inputs.
+    case outputIsInput(path: String)
+    /// A C library reported a failure we could not attribute to the input.
+    case internalFailure(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .fileNotFound(let path):
+            return "\(path): no such file"
+        case .isDirectory(let path):
+            return "\(path): is a directory, expected a file"
+        case .unreadable(let path, let reason):
+            return "\(path): cannot read: \(reason)"
+        case .notMedia(let path, let reason):
+            return "\(path): not a video or image file clipkit can read (\(reason))"
+        case .noVideoStream(let path):
+            return "\(path): no video stream (audio-only or data file)"
+        case .corrupt(let path, let reason):
+            return "\(path): damaged file: \(reason)"
+        case .noFrames(let path, let reason):
+            return "\(path): no frames: \(reason)"
+        case .startPastEnd(let path, let start, let duration):
+            return "\(path): start \(Self.seconds(start)) is past the end of the clip (duration \(Self.seconds(duration)))"
+        case .invalidOption(let name, let reason):
+            return "\(name): \(reason)"
+        case .limitExceeded(let path, let what, let limit, let option):
+            return "\(path): \(what) exceeds the limit of \(limit) (raise it with \(option))"
+        case .outputFailed(let path, let reason):
+            return "\(path): cannot write output: \(reason)"
+        case .outputIsInput(let path):
+            return "\(path): output would overwrite an input; choose another -o"
+        case .internalFailure(let path, let reason):
+            return "\(path): \(reason)"
+        }
+    }
+
+    public var errorDescription: String? { description }
+
+    /// True for errors caused by how clipkit was called rather than by an input file.
+    public var isUsageError: Bool {
+        if case .invalidOption = self { return true }
+        return false
+    }
+
+    static func seconds(_ value: Double) -> String {
+        String(format: "%.3fs", value)
+    }
+}

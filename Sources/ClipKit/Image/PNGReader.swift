@@ -1,0 +1,36 @@
+// Decodes a PNG file into an RGBAImage with libpng's simplified API.
+import CPNG
+import Foundation
+
+public enum PNGReader {
+    /// Default limit on pixels, checked from the header before the image is allocated.
+    public static let defaultMaxPixels = 100_000_000
+
+    public static func read(_ url: URL, maxPixels: Int = defaultMaxPixels) throws -> RGBAImage {
+        var png = png_image()
+        png.version = png_uint_32(ck_png_image_version())
+        guard png_image_begin_read_from_file(&png, url.path) != 0 else {
+            throw ClipKitError.notMedia(path: url.path, reason: "not a PNG: \(message(&png))")
+        }
+        defer { png_image_free(&png) }
+        let width = Int(png.width), height = Int(png.height)
+        if width * height > maxPixels {
+            throw ClipKitError.limitExceeded(path: url.path, what: "image size \(width)x\(height)", limit: "\(maxPixels) pixels", option: "--max-pixels")
+        }
+        png.format = ck_png_format_rgba()
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        let ok = pixels.withUnsafeMutableBytes { buffer in
+            png_image_finish_read(&png, nil, buffer.baseAddress, Int32(width * 4), nil)
+        }
+        guard ok != 0 else {
+            throw ClipKitError.corrupt(path: url.path, reason: "PNG data: \(message(&png))")
+        }
+        return RGBAImage(width: width, height: height, pixels: pixels)
+    }
+
+    private static func message(_ png: inout png_image) -> String {
+        withUnsafeBytes(of: &png.message) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+// Grabs one upright, scaled frame of a video: the first, one at a chosen time, or the first non-black one.
+import Foundation
+
+/// Where in the clip the thumbnail is taken.
+public enum ThumbnailPosition: Sendable, Equatable {
+    /// The first frame.
+    case first
+    /// The frame on screen at this many seconds from the start.
+    case seconds(Double)
+    /// The frame on screen at this fraction (0...1) of the duration.
+    case fraction(Double)
+}
+
+public struct ThumbnailOptions: Sendable {
+    public var position: ThumbnailPosition = .first
+    public var size: FrameSize = .fit(width: 320, height: 320)
+    /// Take the first frame that is not almost uniformly black or white, looking this far
+    /// (seconds) from the position; nil takes the frame at the position as it is.
+    public var skipBlankWithin: Double?
+    public var maxPixels = 100_000_000
+
+    public init(position: ThumbnailPosition = .first, size: FrameSize = .fit(width: 320, height: 320),
+                skipBlankWithin: Double? = nil) {
+        self.position = position
+        self.size = size
+        self.skipBlankWithin = skipBlankWithin
+    }
+}
+
+public struct Thumbnailer: Sendable {
+    public var options: ThumbnailOptions
+
+    public init(options: ThumbnailOptions = ThumbnailOptions()) {
+        self.options = options
+    }
+
+    /// The thumbnail of `url`, upright and scaled.
+    public func thumbnail(of url: URL) throws -> RGBAImage {
+        let reader = try VideoReader(url: url, maxPixels: options.maxPixels)
+        var read = FrameReadOptions(size: options.size)
+        read.maxPixels = options.maxPixels
+        read.start = try startTime(in: reader.info, path: url.path)
+        guard let window = options.skipBlankWithin else {
+            read.maxFrames = 1
+            return try firstFrame(reader.frames(options: read), path: url.path).image
+        }
+        // Look at a few frames a second through the window; decoding skips the rest.
+        read.end = read.start + max(window, 0.001)
+        read.fps = 4
+        read.queueCapacity = 2
+        let frames = try reader.frames(options: read)
+        defer { frames.cancel() }
+        var first: VideoFrame?
+        while let frame = try frames.next() {
+            if first == nil { first = frame }
+            if !BlackFrameDetector.isBlank(frame.image) { return frame.image }
+        }
+        guard let first else { throw ClipKitError.noFrames(path: url.path, reason: "nothing decoded") }
+        return first.image
+    }
+
+    private func firstFrame(_ frames: FrameSequence, path: String) throws -> VideoFrame {
+        defer { frames.cancel() }
+        guard let frame = try frames.next() else {
+            throw ClipKitError.noFrames(path: path, reason: "nothing decoded")
+        }
+        return frame
+    }
+
+    private func startTime(in info: VideoInfo, path: String) throws -> Double {
+        switch options.position {
+        case .first:
+            return 0
+        case .seconds(let seconds):
+            guard seconds >= 0, seconds.isFinite else {
+                throw ClipKitError.invalidOption(name: "--at", reason: "must be zero or more seconds")
+            }
+            if let duration = info.duration, seconds >= duration {
+                throw ClipKitError.startPastEnd(path: path, start: seconds, duration: duration)
+            }
+            return seconds
+        case .fraction(let fraction):
+            guard (0...1).contains(fraction) else {
+                throw ClipKitError.invalidOption(name: "--at", reason: "a percentage must be between 0% and 100%")
+            }
+            guard let duration = info.duration else {
+                throw ClipKitError.invalidOption(name: "--at", reason: "\(path) has no known duration; give a time instead of a percentage")
+            }
+            // 100% is the last frame, not past the end.
+            let step = 1 / (info.frameRate ?? 25)
+            return min(fraction * duration, max(duration - step, 0))
+        }
+    }
+}

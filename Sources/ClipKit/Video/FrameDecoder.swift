@@ -1,0 +1,221 @@
+// The demux-decode loop (send packet, receive frames, flush), feeding sampled frames into a bounded queue.
+import CFFmpeg
+import Foundation
+
+/// Owns the codec context of one decode and runs the loop of FFmpeg's `demux_decode.c` on the
+/// decode thread: read a packet, send it, receive every frame it releases, flush at the end.
+final class FrameDecoder {
+    private let demuxer: Demuxer
+    private let options: FrameReadOptions
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private let scaler = Scaler()
+    private let timeBase: Double
+    private let origin: Int64?
+    private let outputSize: (width: Int, height: Int)
+    private let scaledSize: (width: Int, height: Int)
+    private let rotation: Rotation
+    private var sampler: FrameSampler
+    let expectedCount: Int?
+
+    init(demuxer: Demuxer, options: FrameReadOptions) throws {
+        self.demuxer = demuxer
+        self.options = options
+        let info = demuxer.info
+        let stream = demuxer.stream
+        timeBase = stream.pointee.time_base.seconds
+        let start = stream.pointee.start_time
+        origin = start == ck_av_nopts_value() ? nil : start
+        rotation = info.rotation
+        outputSize = options.size.resolve(width: info.width, height: info.height)
+        scaledSize = rotation.swapsAxes ? (outputSize.height, outputSize.width) : outputSize
+        sampler = FrameSampler(start: options.start, end: options.end, interval: options.fps.map { 1 / $0 })
+        if let duration = info.duration, options.start >= duration, duration > 0 {
+            throw ClipKitError.startPastEnd(path: demuxer.path, start: options.start, duration: duration)
+        }
+        var expected: Int? = nil
+        if let duration = info.duration {
+            let span = min(options.end ?? duration, duration) - options.start
+            if let fps = options.fps { expected = max(1, Int((span * fps - 1e-6).rounded(.up))) }
+            else if let rate = info.frameRate { expected = max(1, Int((span * rate).rounded())) }
+        }
+        if let maxFrames = options.maxFrames { expected = min(expected ?? maxFrames, maxFrames) }
+        expectedCount = expected
+
+        guard let context = avcodec_alloc_context3(demuxer.decoder) else {
+            throw ClipKitError.internalFailure(path: demuxer.path, reason: "out of memory")
+        }
+        codec = context
+        var status = avcodec_parameters_to_context(context, stream.pointee.codecpar)
+        if status < 0 { throw ClipKitError.corrupt(path: demuxer.path, reason: ffmpegMessage(status)) }
+        context.pointee.pkt_timebase = stream.pointee.time_base
+        context.pointee.thread_count = Int32(options.threadCount)
+        // Frame threads add a frame of latency per thread: wasted when only the first frame is wanted.
+        context.pointee.thread_type = options.maxFrames == 1 ? FF_THREAD_SLICE : (FF_THREAD_FRAME | FF_THREAD_SLICE)
+        if options.keyframesOnly { context.pointee.skip_frame = AVDISCARD_NONKEY }
+        status = avcodec_open2(context, demuxer.decoder, nil)
+        if status < 0 {
+            throw ClipKitError.notMedia(path: demuxer.path, reason: "cannot open the \(info.codec) decoder: \(ffmpegMessage(status))")
+        }
+    }
+
+    deinit { avcodec_free_context(&codec) }
+
+    /// The decode loop. Runs until the input ends, the range is done, or the consumer cancels;
+    /// then finishes `sequence`, with an error if nothing could be decoded.
+    func run(into sequence: FrameSequence) {
+        do {
+            try decodeAll(into: sequence)
+            sequence.queue.finish()
+        } catch {
+            sequence.queue.finish(throwing: error)
+        }
+    }
+
+    private var candidate: UnsafeMutablePointer<AVFrame>?
+    private var candidateTime = 0.0
+    private var lastTime: Double?
+    private var lastDelta = 0.0
+    private var emitted = 0
+    private var decoded = 0
+    private var stopped = false
+    private var firstPacketError: String?
+
+    private func decodeAll(into sequence: FrameSequence) throws {
+        guard let format = demuxer.format, let codec else { return }
+        let path = demuxer.path
+        var packet = av_packet_alloc()
+        var frame = av_frame_alloc()
+        candidate = av_frame_alloc()
+        defer {
+            av_packet_free(&packet)
+            av_frame_free(&frame)
+            av_frame_free(&candidate)
+        }
+        guard let packet, let frame else { throw ClipKitError.internalFailure(path: path, reason: "out of memory") }
+        try seekToStart(format)
+        var hasCandidate = false
+
+        func receiveFrames() throws {
+            while !stopped {
+                let status = avcodec_receive_frame(codec, frame)
+                if status == ck_averror_eagain() || status == ck_averror_eof() { return }
+                if status < 0 {
+                    // A damaged frame: keep what decoded so far, as players do.
+                    firstPacketError = firstPacketError ?? ffmpegMessage(status)
+                    return
+                }
+                decoded += 1
+                let time = presentationTime(of: frame)
+                if let last = lastTime, time > last { lastDelta = time - last }
+                lastTime = time
+                if hasCandidate {
+                    if time <= candidateTime + FrameSampler.epsilon {
+                        // Not later than the candidate (duplicate or out-of-order timestamp): the newer frame wins.
+                    } else {
+                        try emit(nextTime: time, clipEnd: nil, sequence: sequence)
+                    }
+                }
+                av_frame_unref(candidate)
+                av_frame_move_ref(candidate, frame)
+                candidateTime = time
+                hasCandidate = true
+                if sampler.isExhausted(candidateTime: candidateTime) && options.end != nil { stopped = true }
+            }
+        }
+
+        while !stopped {
+            let status = av_read_frame(format, packet)
+            if status < 0 { break }  // end of file, or a truncated one: decode what we have
+            defer { av_packet_unref(packet) }
+            guard packet.pointee.stream_index == demuxer.streamIndex else { continue }
+            if options.keyframesOnly && packet.pointee.flags & AV_PKT_FLAG_KEY == 0 { continue }
+            if options.fps != nil { skipIfUnneeded(packet.pointee, codec: codec) }
+            let sent = avcodec_send_packet(codec, packet)
+            if sent < 0 && sent != ck_averror_eagain() {
+                firstPacketError = firstPacketError ?? ffmpegMessage(sent)
+                continue
+            }
+            try receiveFrames()
+        }
+        if !stopped {
+            codec.pointee.skip_frame = options.keyframesOnly ? AVDISCARD_NONKEY : AVDISCARD_DEFAULT
+            avcodec_send_packet(codec, nil)
+            try receiveFrames()
+        }
+        let end = clipEnd()
+        if hasCandidate && !stopped {
+            try emit(nextTime: nil, clipEnd: end, sequence: sequence)
+        }
+        if emitted == 0 {
+            if decoded == 0 {
+                throw ClipKitError.corrupt(path: path, reason: firstPacketError.map { "no frame could be decoded (\($0))" } ?? "no frame could be decoded")
+            }
+            if let lastTime, lastTime < options.start {
+                throw ClipKitError.startPastEnd(path: path, start: options.start, duration: end)
+            }
+            throw ClipKitError.noFrames(path: path, reason: "no frame in the requested range")
+        }
+        let outputEnd = min(options.end ?? end, end)
+        sequence.setDuration(max(outputEnd - options.start, 0))
+    }
+
+    /// Converts the candidate frame once and queues it for each output place it fills.
+    private func emit(nextTime: Double?, clipEnd: Double?, sequence: FrameSequence) throws {
+        guard let candidate else { return }
+        let places = sampler.emissions(candidateTime: candidateTime, nextTime: nextTime, clipEnd: clipEnd)
+        guard !places.isEmpty else { return }
+        var image = try scaler.rgba(from: candidate, width: scaledSize.width, height: scaledSize.height)
+        image = image.applying(rotation)
+        for place in places {
+            if let maxFrames = options.maxFrames, emitted >= maxFrames { stopped = true; return }
+            let frame = VideoFrame(image: image, index: place.index, time: place.time, sourceTime: candidateTime)
+            if !sequence.queue.push(frame) { stopped = true; return }
+            emitted += 1
+        }
+        if let maxFrames = options.maxFrames, emitted >= maxFrames { stopped = true }
+    }
+
+    /// Seconds from the stream start; frames without a timestamp continue from the last one.
+    private func presentationTime(of frame: UnsafeMutablePointer<AVFrame>) -> Double {
+        let pts = frame.pointee.best_effort_timestamp
+        guard pts != ck_av_nopts_value() else {
+            let step = lastDelta > 0 ? lastDelta : 1 / (demuxer.info.frameRate ?? 25)
+            return (lastTime ?? -step) + step
+        }
+        return Double(pts - (origin ?? 0)) * timeBase
+    }
+
+    /// Where the last frame stops being shown: its time plus one frame, or the stream duration
+    /// when that agrees.
+    private func clipEnd() -> Double {
+        guard let lastTime else { return 0 }
+        let step = lastDelta > 0 ? lastDelta : 1 / (demuxer.info.frameRate ?? 25)
+        let byFrames = lastTime + step
+        if let duration = demuxer.info.duration, duration > lastTime, duration < lastTime + 4 * step {
+            return duration
+        }
+        return byFrames
+    }
+
+    /// Non-reference frames that cannot be on screen at any tick are not decoded at all.
+    private func skipIfUnneeded(_ packet: AVPacket, codec: UnsafeMutablePointer<AVCodecContext>) {
+        var needed = true
+        if packet.pts != ck_av_nopts_value() {
+            let time = Double(packet.pts - (origin ?? 0)) * timeBase
+            let duration = packet.duration > 0 ? Double(packet.duration) * timeBase : (demuxer.info.frameRate.map { 1 / $0 } ?? 0)
+            needed = sampler.isNeeded(time: time, duration: duration)
+        }
+        codec.pointee.skip_frame = needed ? AVDISCARD_DEFAULT : AVDISCARD_NONREF
+    }
+
+    /// Jumps to the keyframe at or before the start, so decoding forward reaches the exact frame.
+    private func seekToStart(_ format: UnsafeMutablePointer<AVFormatContext>) throws {
+        guard options.start > 0, timeBase > 0 else { return }
+        let target = (origin ?? 0) + Int64(options.start / timeBase)
+        if av_seek_frame(format, demuxer.streamIndex, target, AVSEEK_FLAG_BACKWARD) < 0 {
+            // Not seekable: decode from the beginning instead, which reaches the same frame.
+            return
+        }
+        if let codec { avcodec_flush_buffers(codec) }
+    }
+}

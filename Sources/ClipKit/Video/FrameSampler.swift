@@ -1,0 +1,78 @@
+// Picks which decoded frames become output frames: by timestamp at fixed ticks (--fps), or every frame in a range.
+
+/// Decides, from presentation times alone, which decoded frames are shown in the output.
+///
+/// With an interval, output frame *k* is the source frame on screen at `start + k * interval`:
+/// the last frame whose time is at or before the tick (as ffmpeg's `fps` filter picks by
+/// timestamp, never by index). Without one, every frame on screen at some time in the range is
+/// taken once. A frame is judged when the next one's time is known, so the sampler sees each
+/// frame as a *candidate* first.
+public struct FrameSampler: Sendable {
+    /// A place in the output: which output index, and its time relative to `start`.
+    public struct Emission: Sendable, Equatable {
+        public var index: Int
+        public var time: Double
+    }
+
+    public let start: Double
+    public let end: Double?
+    public let interval: Double?
+    /// Timestamps this close count as equal (float error in time bases such as 1/30).
+    static let epsilon = 1e-6
+
+    private(set) var nextIndex = 0
+
+    public init(start: Double = 0, end: Double? = nil, interval: Double? = nil) {
+        self.start = start
+        self.end = end
+        self.interval = interval
+    }
+
+    /// The time of output tick `index`, relative to `start`.
+    public func tickTime(_ index: Int) -> Double {
+        guard let interval else { return 0 }
+        return Double(index) * interval
+    }
+
+    /// True once no later frame can produce output (the last tick or the end has been passed).
+    public func isExhausted(candidateTime: Double) -> Bool {
+        if let end, candidateTime >= end - Self.epsilon { return true }
+        if let interval, let end { return start + Double(nextIndex) * interval >= end - Self.epsilon }
+        return false
+    }
+
+    /// The output places of a candidate frame shown from `time` until `nextTime` (nil: until the
+    /// end of the clip at `clipEnd`). Empty when the frame is never on screen at a tick.
+    public mutating func emissions(candidateTime time: Double, nextTime: Double?, clipEnd: Double? = nil) -> [Emission] {
+        let eps = Self.epsilon
+        // When the candidate stops being on screen, and where the range ends.
+        var until = nextTime ?? clipEnd ?? .infinity
+        if let end { until = min(until, end) }
+        if let interval {
+            var out: [Emission] = []
+            while true {
+                let tick = start + Double(nextIndex) * interval
+                if tick >= until - eps { break }
+                if let end, tick >= end - eps { break }
+                out.append(Emission(index: nextIndex, time: Double(nextIndex) * interval))
+                nextIndex += 1
+            }
+            return out
+        }
+        // Every frame: taken when part of its screen time lies in [start, end).
+        guard until > start + eps else { return [] }
+        if let end, time >= end - eps { return [] }
+        defer { nextIndex += 1 }
+        return [Emission(index: nextIndex, time: max(time - start, 0))]
+    }
+
+    /// Whether a frame at `time` lasting about `duration` can be on screen at a tick.
+    /// False lets the decoder skip it when it is not a reference frame.
+    public func isNeeded(time: Double, duration: Double) -> Bool {
+        guard let interval, duration > 0 else { return true }
+        if time <= start + Self.epsilon { return true }
+        let k = ((time - start) / interval - Self.epsilon).rounded(.up)
+        let tick = start + k * interval
+        return tick < time + duration - Self.epsilon
+    }
+}

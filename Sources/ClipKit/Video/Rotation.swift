@@ -1,0 +1,61 @@
+// The orientation a display matrix asks for: quarter turns and mirrors, applied to decoded pixels.
+import Foundation
+
+/// How decoded pixels map to the upright picture: an orthogonal 2x2 matrix with entries -1, 0 or 1,
+/// in FFmpeg's display-matrix convention (row vector times matrix, y pointing down):
+/// `x' = a*x + c*y`, `y' = b*x + d*y`.
+public struct Rotation: Sendable, Equatable, CustomStringConvertible {
+    public let a: Int, b: Int, c: Int, d: Int
+
+    public static let identity = Rotation(a: 1, b: 0, c: 0, d: 1)
+
+    init(a: Int, b: Int, c: Int, d: Int) {
+        (self.a, self.b, self.c, self.d) = (a, b, c, d)
+    }
+
+    /// A clockwise rotation by a multiple of 90 degrees, optionally preceded by a horizontal mirror.
+    public init(clockwiseDegrees degrees: Int, mirrored: Bool = false) {
+        let q = (((degrees / 90) % 4) + 4) % 4
+        let turns: [(Int, Int, Int, Int)] = [(1, 0, 0, 1), (0, 1, -1, 0), (-1, 0, 0, -1), (0, -1, 1, 0)]
+        var (a, b, c, d) = turns[q]
+        if mirrored { a = -a; b = -b }  // mirror x first: (x, y) -> (-x, y)
+        self.init(a: a, b: b, c: c, d: d)
+    }
+
+    /// Reads an FFmpeg display matrix (nine fixed-point values, row-major). Angles are snapped to
+    /// quarter turns, as the ffmpeg CLI's autorotate does.
+    public init(displayMatrix m: [Int32]) {
+        let fa = Double(m[0]), fb = Double(m[1]), fc = Double(m[3]), fd = Double(m[4])
+        let snap = { (v: Double, ref: Double) -> Int in abs(v) * 2 > ref ? (v > 0 ? 1 : -1) : 0 }
+        let scale = max(abs(fa), abs(fb), abs(fc), abs(fd), 1)
+        var a = snap(fa, scale), b = snap(fb, scale), c = snap(fc, scale), d = snap(fd, scale)
+        // Not a valid quarter turn (degenerate matrix): leave the pixels alone.
+        if abs(a * d - b * c) != 1 { (a, b, c, d) = (1, 0, 0, 1) }
+        self.init(a: a, b: b, c: c, d: d)
+    }
+
+    /// True when width and height trade places.
+    public var swapsAxes: Bool { a == 0 }
+    /// True when the picture is mirrored (negative determinant).
+    public var isMirrored: Bool { a * d - b * c < 0 }
+    /// The clockwise angle, as `ffmpeg -i` reports "rotation" (0, 90, 180 or 270).
+    public var degrees: Int {
+        let angle = Int((atan2(Double(b), Double(a)) * 180 / .pi).rounded())
+        return ((angle % 360) + 360) % 360
+    }
+    public var description: String { isMirrored ? "\(degrees) mirrored" : "\(degrees)" }
+
+    /// The upright size of a `width` x `height` picture.
+    public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        swapsAxes ? (height, width) : (width, height)
+    }
+
+    /// Where upright pixel (x, y) comes from in the decoded picture.
+    @inline(__always)
+    func sourcePoint(x: Int, y: Int, outputWidth ow: Int, outputHeight oh: Int) -> (Int, Int) {
+        let tx = (a + c) < 0 ? x - (ow - 1) : x
+        let ty = (b + d) < 0 ? y - (oh - 1) : y
+        // The inverse of an orthogonal matrix is its transpose.
+        return (a * tx + b * ty, c * tx + d * ty)
+    }
+}

@@ -1,0 +1,64 @@
+// Converts decoded AVFrames of any pixel format to RGBAImage at a chosen size with libswscale.
+import CFFmpeg
+
+/// Owns one `SwsContext`, recreated only when the input format or size changes.
+final class Scaler {
+    private var context: OpaquePointer?
+    private struct Key: Equatable {
+        var width, height, format, outWidth, outHeight, space, range: Int32
+    }
+    private var key: Key?
+
+    deinit { sws_freeContext(context) }
+
+    /// `frame` scaled to `width` x `height` RGBA. Lanczos when shrinking keeps detail that
+    /// the GIF quantiser would otherwise alias.
+    func rgba(from frame: UnsafePointer<AVFrame>, width: Int, height: Int) throws -> RGBAImage {
+        let f = frame.pointee
+        let srcFormat = AVPixelFormat(rawValue: f.format)
+        let newKey = Key(width: f.width, height: f.height, format: f.format, outWidth: Int32(width), outHeight: Int32(height),
+                         space: Int32(f.colorspace.rawValue), range: Int32(f.color_range.rawValue))
+        if context == nil || key != newKey {
+            let flags = SWS_LANCZOS | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT
+            context = sws_getCachedContext(context, f.width, f.height, srcFormat,
+                                           Int32(width), Int32(height), AV_PIX_FMT_RGBA, flags, nil, nil, nil)
+            guard let context else {
+                throw ClipKitError.internalFailure(path: "swscale", reason: "cannot convert \(f.width)x\(f.height) pixel format \(f.format) to RGBA")
+            }
+            key = newKey
+            applyColorDetails(context, frame: f, format: srcFormat)
+        }
+        var image = RGBAImage(width: width, height: height)
+        let dstStride = [Int32(width * 4), 0, 0, 0]
+        let scaled: Int32 = image.pixels.withUnsafeMutableBufferPointer { out in
+            var dst: [UnsafeMutablePointer<UInt8>?] = [out.baseAddress, nil, nil, nil]
+            var src = f.data
+            var srcStride = f.linesize
+            return withUnsafePointer(to: &src) { srcTuple in
+                withUnsafePointer(to: &srcStride) { strideTuple in
+                    srcTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { srcPlanes in
+                        strideTuple.withMemoryRebound(to: Int32.self, capacity: 8) { srcStrides in
+                            sws_scale(context, srcPlanes, srcStrides, 0, f.height, &dst, dstStride)
+                        }
+                    }
+                }
+            }
+        }
+        if scaled <= 0 {
+            throw ClipKitError.internalFailure(path: "swscale", reason: "scaling failed")
+        }
+        return image
+    }
+
+    /// Uses the frame's own YUV matrix and range (BT.709 for HD, full range for JPEG-style
+    /// sources), as the ffmpeg CLI does, instead of swscale's BT.601 limited-range default.
+    private func applyColorDetails(_ context: OpaquePointer, frame f: AVFrame, format: AVPixelFormat) {
+        guard let descriptor = av_pix_fmt_desc_get(format),
+              descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0 else { return }
+        let space = f.colorspace == AVCOL_SPC_UNSPECIFIED ? SWS_CS_DEFAULT : Int32(f.colorspace.rawValue)
+        guard let coefficients = sws_getCoefficients(space) else { return }
+        let fullRange: Int32 = (f.color_range == AVCOL_RANGE_JPEG
+            || [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P].contains(format)) ? 1 : 0
+        sws_setColorspaceDetails(context, coefficients, fullRange, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16)
+    }
+}

@@ -1,0 +1,24 @@
+// Removes temp outputs and exits on SIGINT/SIGTERM, so an interrupted run leaves no partial file.
+import ClipKit
+import Dispatch
+import Foundation
+
+enum Signals {
+    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+
+    /// Handles the signals on a dispatch queue rather than in a signal handler, where taking
+    /// the registry's lock would not be safe.
+    static func installCleanup() {
+        let queue = DispatchQueue(label: "clipkit.signals")
+        for number in [SIGINT, SIGTERM, SIGHUP] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler {
+                TempFileRegistry.shared.removeAll()
+                _exit(128 + number)
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+}

@@ -1,0 +1,32 @@
+// Entry point: parses the command line, maps usage errors to exit 2 and installs signal cleanup.
+import ArgumentParser
+import ClipKit
+import Foundation
+
+struct Clipkit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clipkit",
+        abstract: "Short video clips to GIFs, frames and thumbnails.",
+        discussion: """
+        Exit codes: 0 every input done, 1 at least one input failed (the others are still \
+        written), 2 bad usage. Errors are one line per input on stderr.
+        """,
+        version: "0.1.0",
+        subcommands: [ThumbCommand.self]
+    )
+}
+
+Signals.installCleanup()
+do {
+    var command = try Clipkit.parseAsRoot()
+    try command.run()
+} catch let exit as ExitCode {
+    Foundation.exit(exit.rawValue)
+} catch {
+    let code = Clipkit.exitCode(for: error)
+    if code == .success {
+        Clipkit.exit(withError: error)
+    }
+    FileHandle.standardError.write(Data((Clipkit.fullMessage(for: error) + "\n").utf8))
+    Foundation.exit(2)
+}
