@@ -1,0 +1,21 @@
+// Locates files in Fixtures/ and makes scratch directories for tests.
+import Foundation
+
+enum Fixture {
+    /// The repository root, found from this file's path.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `Fixtures/<relative>`.
+    static func url(_ relative: String) -> URL {
+        root.appendingPathComponent("Fixtures").appendingPathComponent(relative)
+    }
+
+    /// A new empty directory under the system temp directory.
+    static func scratchDirectory(_ name: String = #function) -> URL {
+        let safe = name.filter { $0.isLetter || $0.isNumber }
+        let url = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("clipkit-tests-\(safe)-\(UUID().uuidString.prefix(8))")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
