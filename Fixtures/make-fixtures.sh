@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Regenerates the video fixtures in Fixtures/video/ (run: make fixtures).
+# Needs ffmpeg/ffprobe (libx264, libx265, libvpx, native aac) and python3.
+# Only used to MAKE fixtures; the tests never run ffmpeg.
+# See Fixtures/README.md for what each file is and which properties tests rely on.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+out="$here/video"
+helper="$here/make_fixtures_helper.py"
+mkdir -p "$out"
+
+for tool in ffmpeg ffprobe python3; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "make-fixtures: $tool not found" >&2; exit 1; }
+done
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+# Common flags: quiet, overwrite, no stdin, bit-exact muxing (no encoder
+# string / creation time), no metadata copied from inputs.
+FF=(ffmpeg -hide_banner -loglevel error -nostdin -y)
+BITEXACT=(-fflags +bitexact -flags +bitexact -map_metadata -1)
+# BT.601 limited range, explicit so rgb -> yuv is always the same matrix.
+TO_YUV="scale=out_color_matrix=bt601:out_range=tv:flags=bicubic,format=yuv420p"
+TAG601=(-colorspace smpte170m -color_primaries smpte170m -color_trc smpte170m -color_range tv)
+X264=(-c:v libx264 -threads 1 -preset medium)
+
+say() { printf 'make-fixtures: wrote %-26s %7d bytes  (%s)\n' "$1" "$(stat -c %s "$out/$1")" "$2"; }
+
+# Writes rgb24 frames from the helper into an H.264 file.
+#   raw_h264 MODE W H FRAMES RATE OUTFILE [extra ffmpeg output options...]
+raw_h264() {
+    local mode=$1 w=$2 h=$3 n=$4 rate=$5 dest=$6
+    shift 6
+    python3 "$helper" "$mode" "$w" "$h" "$n" |
+        "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size "${w}x${h}" -framerate "$rate" -i pipe:0 \
+            -vf "$TO_YUV" "${X264[@]}" "${TAG601[@]}" "${BITEXACT[@]}" "$@" "$dest"
+}
+
+# 1. counter.mp4: 120 solid frames encoding their index, 30 fps CFR, GOP 30.
+raw_h264 counter 160 120 120 30 "$out/counter.mp4" \
+    -crf 10 -g 30 -keyint_min 30 -sc_threshold 0 -r 30 -movflags +faststart
+say counter.mp4 "H.264 160x120 30fps 120 frames, colour-coded"
+
+# 2. offset.mp4: 60 colour-coded frames, video start_time 1.5 s.
+raw_h264 counter 160 120 60 30 "$out/offset.mp4" \
+    -crf 10 -g 30 -keyint_min 30 -sc_threshold 0 -r 30 -output_ts_offset 1.5 -movflags +faststart
+say offset.mp4 "H.264 160x120 30fps 60 frames, start 1.5 s"
+
+# 3. rotated{90,180,270}.mov: quadrants 320x240 stored; the display matrix says
+#    "rotate N degrees clockwise", which ffprobe prints as rotation=-N (mod 360).
+#    The sign ffmpeg gives the `rotate` tag differs between versions (5.1 writes
+#    rotate=90 as 90 counter-clockwise), so try the tag both ways and keep the
+#    one whose display matrix ffprobe reads back correctly.
+raw_h264 quadrants 320 240 30 30 "$tmp/quadrants.mp4" -crf 10 -g 30
+probe_rotation() {  # prints the display-matrix rotation, normalised to 0..359
+    local r
+    r=$(ffprobe -v error -select_streams v:0 -show_entries stream_side_data=rotation -of csv=p=0 "$1" | head -n1)
+    r=${r%%.*}
+    echo $(( ((${r:-0} % 360) + 360) % 360 ))
+}
+for cw in 90 180 270; do
+    want=$(( (360 - cw) % 360 ))
+    ok=""
+    for tag in "$cw" "$(( (360 - cw) % 360 ))"; do
+        "${FF[@]}" -i "$tmp/quadrants.mp4" -map 0:v -c copy "${BITEXACT[@]}" \
+            -metadata:s:v:0 rotate="$tag" "$out/rotated$cw.mov"
+        if [ "$(probe_rotation "$out/rotated$cw.mov")" = "$want" ]; then ok=$tag; break; fi
+    done
+    [ -n "$ok" ] || { echo "make-fixtures: cannot write a ${cw} degree display matrix with this ffmpeg" >&2; exit 1; }
+    say "rotated$cw.mov" "H.264 320x240 quadrants, ${cw} cw (rotate tag $ok)"
+done
+
+# 4. vp9.webm
+"${FF[@]}" -f lavfi -i "testsrc2=size=160x120:rate=25:duration=1" \
+    -c:v libvpx-vp9 -threads 1 -row-mt 0 -deadline good -cpu-used 4 -b:v 0 -crf 40 -g 25 \
+    -pix_fmt yuv420p "${BITEXACT[@]}" "$out/vp9.webm"
+say vp9.webm "VP9 160x120 25fps 1 s"
+
+# 5. hevc10.mp4
+"${FF[@]}" -f lavfi -i "testsrc2=size=160x120:rate=25:duration=1" \
+    -c:v libx265 -preset medium -crf 28 -pix_fmt yuv420p10le -tag:v hvc1 \
+    -x265-params "log-level=error:pools=none:frame-threads=1" \
+    "${BITEXACT[@]}" -movflags +faststart "$out/hevc10.mp4"
+say hevc10.mp4 "HEVC Main10 160x120 25fps 1 s, hvc1"
+
+# 6. black_start.mp4: 1 s pure black, then 2 s testsrc2.
+"${FF[@]}" -f lavfi -i "testsrc2=size=160x120:rate=25:duration=3" \
+    -vf "drawbox=x=0:y=0:w=iw:h=ih:color=black:t=fill:enable='lt(t,1)',format=yuv420p" \
+    "${X264[@]}" -crf 18 "${TAG601[@]}" "${BITEXACT[@]}" -movflags +faststart "$out/black_start.mp4"
+say black_start.mp4 "H.264 160x120 25fps 3 s, first 1 s black"
+
+# 7. vfr.mkv: 10 colour-coded frames at fixed, irregular times (ms, 1/1000
+#    time base, so no float rounding); the last frame lasts 0.1 s -> ends at 2.0 s.
+vfr_ms="0,100,200,500,600,1000,1100,1200,1500,1900"
+vfr_expr="$(python3 "$helper" vfr_setpts "$vfr_ms")"
+python3 "$helper" counter 160 120 10 |
+    "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 160x120 -framerate 10 -i pipe:0 \
+        -vf "settb=1/1000,setpts=$vfr_expr,$TO_YUV" -fps_mode passthrough -enc_time_base 1/1000 \
+        "${X264[@]}" -crf 10 "${TAG601[@]}" "${BITEXACT[@]}" "$out/vfr.mkv"
+say vfr.mkv "H.264 VFR, pts ms $vfr_ms"
+
+# 8. audio_only.m4a
+"${FF[@]}" -f lavfi -i "sine=frequency=440:sample_rate=44100:duration=1" \
+    -c:a aac -b:a 64k -ac 1 "${BITEXACT[@]}" -movflags +faststart "$out/audio_only.m4a"
+say audio_only.m4a "AAC 440 Hz mono 1 s, no video"
+
+# 9/10. truncated*.mp4: the same 2 s clip, moov at end vs. faststart.
+"${FF[@]}" -f lavfi -i "testsrc2=size=160x120:rate=25:duration=2" -pix_fmt yuv420p \
+    "${X264[@]}" -crf 23 "${BITEXACT[@]}" "$tmp/moov_end.mp4"
+"${FF[@]}" -i "$tmp/moov_end.mp4" -map 0:v -c copy "${BITEXACT[@]}" -movflags +faststart "$tmp/moov_start.mp4"
+size=$(stat -c %s "$tmp/moov_end.mp4")
+head -c $((size / 2)) "$tmp/moov_end.mp4" >"$out/truncated.mp4"
+say truncated.mp4 "moov at end, cut to 50% of $size bytes"
+size=$(stat -c %s "$tmp/moov_start.mp4")
+head -c $((size * 60 / 100)) "$tmp/moov_start.mp4" >"$out/truncated_faststart.mp4"
+say truncated_faststart.mp4 "faststart, cut to 60% of $size bytes"
+
+# 11. not_video.mp4
+printf 'this is not a video\n' >"$out/not_video.mp4"
+say not_video.mp4 "plain text"
+
+# 12. motion.mp4 (GIF tests)
+"${FF[@]}" -f lavfi -i "testsrc2=size=320x180:rate=30:duration=3" -pix_fmt yuv420p \
+    "${X264[@]}" -crf 23 "${BITEXACT[@]}" -movflags +faststart "$out/motion.mp4"
+say motion.mp4 "H.264 320x180 30fps 3 s, moving testsrc2"
+
+# 13. still.png / still.jpg
+"${FF[@]}" -f lavfi -i "testsrc2=size=64x48:rate=1" -frames:v 1 "${BITEXACT[@]}" \
+    -pix_fmt rgb24 -update 1 "$out/still.png"
+say still.png "64x48 PNG"
+"${FF[@]}" -f lavfi -i "testsrc2=size=64x48:rate=1" -frames:v 1 "${BITEXACT[@]}" \
+    -pix_fmt yuvj420p -q:v 2 -update 1 "$out/still.jpg"
+say still.jpg "64x48 JPEG"
+
+echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"
