@@ -1,0 +1,209 @@
+// Maps RGBA pixels to palette indices: error diffusion (Floyd-Steinberg, Sierra Lite), ordered (Bayer) or none.
+
+/// How colours missing from the palette are approximated.
+public enum DitherMethod: String, Sendable, CaseIterable {
+    /// Error diffusion, serpentine Floyd-Steinberg: the most faithful colour.
+    case floydSteinberg = "floyd-steinberg"
+    /// Error diffusion with Sierra Lite's three-tap kernel (what ffmpeg's sierra2_4a does).
+    case sierra
+    /// Ordered 8x8 Bayer: compresses better and does not crawl between frames.
+    case bayer
+    /// Nearest colour only.
+    case none
+}
+
+/// Remaps a rectangle of an image to a palette.
+public struct Ditherer {
+    public let palette: Palette
+    public let method: DitherMethod
+    private var lookup: NearestColorLookup
+
+    public init(palette: Palette, method: DitherMethod) {
+        self.palette = palette
+        self.method = method
+        self.lookup = NearestColorLookup(palette: palette)
+    }
+
+    /// Palette indices for the `rect` of `image`, row by row. Pixels whose `mask` entry (indexed
+    /// over the whole image) is false get `transparentIndex` and neither give nor take error.
+    public mutating func indices(for image: RGBAImage, rect: PixelRect, mask: [Bool]?, transparentIndex: UInt8?) -> [UInt8] {
+        var out = [UInt8](repeating: transparentIndex ?? 0, count: rect.width * rect.height)
+        if rect.width == 0 || rect.height == 0 { return out }
+        switch method {
+        case .floydSteinberg, .sierra:
+            diffuse(image, rect: rect, mask: mask, into: &out)
+        case .bayer:
+            ordered(image, rect: rect, mask: mask, into: &out)
+        case .none:
+            nearest(image, rect: rect, mask: mask, into: &out)
+        }
+        return out
+    }
+
+    private mutating func nearest(_ image: RGBAImage, rect: PixelRect, mask: [Bool]?, into out: inout [UInt8]) {
+        let w = image.width
+        image.pixels.withUnsafeBufferPointer { p in
+            for y in 0..<rect.height {
+                for x in 0..<rect.width {
+                    let i = (rect.y + y) * w + rect.x + x
+                    if let mask, !mask[i] { continue }
+                    out[y * rect.width + x] = lookup.nearest(Int(p[i * 4]), Int(p[i * 4 + 1]), Int(p[i * 4 + 2]))
+                }
+            }
+        }
+    }
+
+    private static let bayer8: [Int] = {
+        // The classic recursive 8x8 Bayer matrix, values 0...63.
+        var m = [0]
+        var n = 1
+        while n < 8 {
+            var next = [Int](repeating: 0, count: 4 * n * n)
+            for y in 0..<n {
+                for x in 0..<n {
+                    let v = m[y * n + x] * 4
+                    next[y * 2 * n + x] = v
+                    next[y * 2 * n + x + n] = v + 2
+                    next[(y + n) * 2 * n + x] = v + 3
+                    next[(y + n) * 2 * n + x + n] = v + 1
+                }
+            }
+            m = next
+            n *= 2
+        }
+        return m
+    }()
+
+    private mutating func ordered(_ image: RGBAImage, rect: PixelRect, mask: [Bool]?, into out: inout [UInt8]) {
+        let w = image.width
+        // Spread of the threshold: about the gap between neighbouring palette colours.
+        let strength = max(4.0, 48.0 / Double(palette.count).squareRoot())
+        let offsets = Self.bayer8.map { Int(((Double($0) + 0.5) / 64 - 0.5) * strength) }
+        image.pixels.withUnsafeBufferPointer { p in
+            for y in 0..<rect.height {
+                let sy = rect.y + y
+                for x in 0..<rect.width {
+                    let sx = rect.x + x
+                    let i = sy * w + sx
+                    if let mask, !mask[i] { continue }
+                    // Anchored to canvas coordinates so the pattern stays still from frame to frame.
+                    let o = offsets[(sy & 7) * 8 + (sx & 7)]
+                    out[y * rect.width + x] = lookup.nearest(clamp(Int(p[i * 4]) + o), clamp(Int(p[i * 4 + 1]) + o), clamp(Int(p[i * 4 + 2]) + o))
+                }
+            }
+        }
+    }
+
+    private mutating func diffuse(_ image: RGBAImage, rect: PixelRect, mask: [Bool]?, into out: inout [UInt8]) {
+        let w = image.width, rw = rect.width
+        // Error rows with one pixel of margin each side, in 1/16ths of a level.
+        var current = [Int32](repeating: 0, count: (rw + 2) * 3)
+        var next = [Int32](repeating: 0, count: (rw + 2) * 3)
+        let sierra = method == .sierra
+        let pal = palette.rgb
+        image.pixels.withUnsafeBufferPointer { p in
+            for y in 0..<rect.height {
+                let leftToRight = y % 2 == 0
+                let sy = rect.y + y
+                for step in 0..<rw {
+                    let x = leftToRight ? step : rw - 1 - step
+                    let i = sy * w + rect.x + x
+                    if let mask, !mask[i] { continue }
+                    let e = (x + 1) * 3
+                    // Errors are damped a little (x 7/8) and capped: full-strength diffusion
+                    // makes noise that costs bytes and crawls between frames.
+                    let r = clamp(Int(p[i * 4]) + Int(current[e]) / 16)
+                    let g = clamp(Int(p[i * 4 + 1]) + Int(current[e + 1]) / 16)
+                    let b = clamp(Int(p[i * 4 + 2]) + Int(current[e + 2]) / 16)
+                    let index = lookup.nearest(r, g, b)
+                    out[y * rw + x] = index
+                    let c = Int(index) * 3
+                    let er = Int32(cap((r - Int(pal[c])) * 14)), eg = Int32(cap((g - Int(pal[c + 1])) * 14)), eb = Int32(cap((b - Int(pal[c + 2])) * 14))
+                    let ahead = leftToRight ? e + 3 : e - 3
+                    let behind = leftToRight ? e - 3 : e + 3
+                    if sierra {
+                        // Sierra Lite: 2/4 ahead, 1/4 below-behind, 1/4 below.
+                        current[ahead] += er * 2 / 4; current[ahead + 1] += eg * 2 / 4; current[ahead + 2] += eb * 2 / 4
+                        next[behind] += er / 4; next[behind + 1] += eg / 4; next[behind + 2] += eb / 4
+                        next[e] += er / 4; next[e + 1] += eg / 4; next[e + 2] += eb / 4
+                    } else {
+                        // Floyd-Steinberg: 7/16 ahead, 3/16 below-behind, 5/16 below, 1/16 below-ahead.
+                        current[ahead] += er * 7 / 16; current[ahead + 1] += eg * 7 / 16; current[ahead + 2] += eb * 7 / 16
+                        next[behind] += er * 3 / 16; next[behind + 1] += eg * 3 / 16; next[behind + 2] += eb * 3 / 16
+                        next[e] += er * 5 / 16; next[e + 1] += eg * 5 / 16; next[e + 2] += eb * 5 / 16
+                        next[ahead] += er / 16; next[ahead + 1] += eg / 16; next[ahead + 2] += eb / 16
+                    }
+                }
+                swap(&current, &next)
+                for k in next.indices { next[k] = 0 }
+            }
+        }
+    }
+}
+
+@inline(__always) private func clamp(_ v: Int) -> Int { v < 0 ? 0 : (v > 255 ? 255 : v) }
+@inline(__always) private func cap(_ v: Int) -> Int { v < -512 ? -512 : (v > 512 ? 512 : v) }
+
+/// A rectangle of pixels.
+public struct PixelRect: Sendable, Equatable {
+    public var x: Int, y: Int, width: Int, height: Int
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        (self.x, self.y, self.width, self.height) = (x, y, width, height)
+    }
+    public var isEmpty: Bool { width <= 0 || height <= 0 }
+}
+
+/// Nearest palette colour, memoised on 6 bits per channel: error diffusion asks for the same
+/// colours again and again, and a full scan of 256 entries per pixel would dominate the encode.
+struct NearestColorLookup {
+    private let palette: [Int]
+    private var cache: [UInt16]
+    private let exact: [Int: UInt8]
+
+    init(palette: Palette) {
+        self.palette = palette.rgb.map(Int.init)
+        cache = [UInt16](repeating: 0, count: 1 << 18)
+        var exact: [Int: UInt8] = [:]
+        for i in stride(from: palette.count - 1, through: 0, by: -1) {
+            let c = palette.color(i)
+            exact[Int(c.r) << 16 | Int(c.g) << 8 | Int(c.b)] = UInt8(i)
+        }
+        self.exact = palette.count <= 256 ? exact : [:]
+    }
+
+    @inline(__always)
+    mutating func nearest(_ r: Int, _ g: Int, _ b: Int) -> UInt8 {
+        let key = (r >> 2) << 12 | (g >> 2) << 6 | (b >> 2)
+        let cached = cache[key]
+        if cached != 0 {
+            let index = Int(cached & 0xFF)
+            // Bins holding an exact palette colour are marked so exact colours always map to themselves.
+            if cached & 0x200 == 0 { return UInt8(index) }
+        }
+        if let hit = exact[r << 16 | g << 8 | b] { return hit }
+        if cached != 0 { return UInt8(cached & 0xFF) }
+        let index = search((r & ~3) + 2, (g & ~3) + 2, (b & ~3) + 2)
+        let binHasExact = exactInBin(key)
+        cache[key] = 0x100 | UInt16(index) | (binHasExact ? 0x200 : 0)
+        return UInt8(index)
+    }
+
+    private func exactInBin(_ key: Int) -> Bool {
+        var i = 0
+        while i < palette.count {
+            if (palette[i] >> 2) << 12 | (palette[i + 1] >> 2) << 6 | (palette[i + 2] >> 2) == key { return true }
+            i += 3
+        }
+        return false
+    }
+
+    private func search(_ r: Int, _ g: Int, _ b: Int) -> Int {
+        var best = 0, bestDistance = Int.max, i = 0
+        while i < palette.count {
+            let d = Palette.distance(r, g, b, palette[i], palette[i + 1], palette[i + 2])
+            if d < bestDistance { bestDistance = d; best = i / 3 }
+            i += 3
+        }
+        return best
+    }
+}

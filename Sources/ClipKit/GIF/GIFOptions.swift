@@ -1,0 +1,75 @@
+// Everything that shapes a GIF: timing, size, colours, looping.
+
+public enum PaletteMode: String, Sendable, CaseIterable {
+    /// Each frame gets its own best colours (a local table where it differs from the first frame's).
+    case perFrame = "per-frame"
+    /// One palette for the whole clip (a second decoding pass gathers the colours).
+    case global
+}
+
+public struct GIFOptions: Sendable {
+    /// Output frames per second (at most 50: browsers slow down shorter delays).
+    public var fps: Double = 10
+    public var size: FrameSize = .width(480)
+    /// Seconds into the source where the GIF starts.
+    public var start: Double = 0
+    /// Seconds into the source where the GIF ends; nil for the end of the clip.
+    public var end: Double?
+    /// Playback speed factor: 2 plays twice as fast (dropping frames, never shortening delays).
+    public var speed: Double = 1
+    /// Colours per palette, 2...256.
+    public var colors: Int = 256
+    public var dither: DitherMethod = .floydSteinberg
+    public var palette: PaletteMode = .perFrame
+    /// NETSCAPE2.0 loop count: 0 forever, N repeats; nil writes no loop extension (plays once).
+    public var loopCount: Int? = 0
+    /// Largest perceptual colour difference treated as "unchanged" between frames (0 = exact).
+    public var changeThreshold = 100
+    /// Merge consecutive identical frames into one with the summed delay.
+    public var mergeIdenticalFrames = true
+    /// Largest source frame accepted, in pixels.
+    public var maxPixels = 100_000_000
+
+    public init() {}
+
+    public static let maxFPS = 50.0
+
+    /// Throws `ClipKitError.invalidOption` for values that cannot work.
+    public func validate() throws {
+        guard fps.isFinite, fps > 0 else {
+            throw ClipKitError.invalidOption(name: "--fps", reason: "must be more than 0, got \(fps)")
+        }
+        guard fps <= Self.maxFPS else {
+            throw ClipKitError.invalidOption(name: "--fps", reason: "at most 50: GIF delays are whole centiseconds and browsers play delays under 2 cs as 10 cs")
+        }
+        guard speed.isFinite, speed >= 0.01, speed <= 100 else {
+            throw ClipKitError.invalidOption(name: "--speed", reason: "must be between 0.01 and 100, got \(speed)")
+        }
+        guard (2...256).contains(colors) else {
+            throw ClipKitError.invalidOption(name: "--colors", reason: "must be 2 to 256, got \(colors)")
+        }
+        guard start.isFinite, start >= 0 else {
+            throw ClipKitError.invalidOption(name: "--start", reason: "must be zero or more seconds")
+        }
+        if let end, !(end.isFinite && end > start) {
+            throw ClipKitError.invalidOption(name: "--end", reason: "must be after --start")
+        }
+        if let loopCount, !(0...65535).contains(loopCount) {
+            throw ClipKitError.invalidOption(name: "--loop", reason: "must be 0 (forever) to 65535")
+        }
+    }
+}
+
+/// What a conversion produced.
+public struct GIFResult: Sendable {
+    public var url: URL
+    public var width: Int
+    public var height: Int
+    /// Images written (after merging identical frames).
+    public var frameCount: Int
+    /// Sum of the written delays, in centiseconds.
+    public var durationCentiseconds: Int
+    public var bytes: Int
+}
+
+import Foundation

@@ -1,0 +1,167 @@
+// Chooses the best N colours for a set of pixels: exact when they fit, else median cut refined by k-means.
+
+/// Builds palettes from colour histograms.
+///
+/// Colours are counted in a histogram of 5 bits per channel that keeps exact channel sums, so a
+/// bin's mean colour is precise. When the distinct colours fit in the palette they are used as
+/// they are (lossless); otherwise median cut splits the box with the largest perceptual error
+/// along its widest axis, and a few k-means passes move each colour to the mean of the pixels
+/// nearest to it.
+public struct Quantizer: Sendable {
+    public var maxColors: Int
+    public var refinementPasses: Int
+
+    public init(maxColors: Int = 256, refinementPasses: Int = 3) {
+        precondition((1...256).contains(maxColors), "a GIF palette holds 1 to 256 colours")
+        self.maxColors = maxColors
+        self.refinementPasses = refinementPasses
+    }
+
+    /// A palette for the pixels of `image` whose `mask` entry is true (all pixels when nil).
+    public func palette(for image: RGBAImage, mask: [Bool]? = nil) -> Palette {
+        var histogram = ColorHistogram()
+        histogram.add(image, mask: mask)
+        return palette(for: histogram)
+    }
+
+    public func palette(for histogram: ColorHistogram) -> Palette {
+        if let exact = histogram.exactColors, exact.count <= maxColors * 3 {
+            return Palette(rgb: exact)
+        }
+        var bins = histogram.occupiedBins()
+        if bins.isEmpty { return Palette(rgb: [0, 0, 0]) }
+        var centers = medianCut(&bins)
+        for _ in 0..<refinementPasses { centers = refine(centers, bins: bins) }
+        // Sorted by luma so equal inputs give equal tables whatever the split order.
+        centers.sort { ($0.0 * 3 + $0.1 * 6 + $0.2) < ($1.0 * 3 + $1.1 * 6 + $1.2) }
+        var rgb: [UInt8] = []
+        var seen = Set<Int>()
+        for c in centers {
+            let r = clampByte(c.0), g = clampByte(c.1), b = clampByte(c.2)
+            if seen.insert(Int(r) << 16 | Int(g) << 8 | Int(b)).inserted { rgb += [r, g, b] }
+        }
+        return Palette(rgb: rgb)
+    }
+
+    private typealias Center = (Double, Double, Double)
+
+    private func medianCut(_ bins: inout [ColorHistogram.Bin]) -> [Center] {
+        struct Box { var range: Range<Int>; var error: Double; var axis: Int }
+        func measure(_ range: Range<Int>) -> Box {
+            var n = 0.0, s = (0.0, 0.0, 0.0), q = (0.0, 0.0, 0.0)
+            for i in range {
+                let bin = bins[i], w = Double(bin.count)
+                n += w
+                s.0 += bin.r * w; s.1 += bin.g * w; s.2 += bin.b * w
+                q.0 += bin.r * bin.r * w; q.1 += bin.g * bin.g * w; q.2 += bin.b * bin.b * w
+            }
+            // Per-axis squared error, weighted like Palette.distance.
+            let e0 = 3 * (q.0 - s.0 * s.0 / n), e1 = 4 * (q.1 - s.1 * s.1 / n), e2 = 2 * (q.2 - s.2 * s.2 / n)
+            let axis = e1 >= e0 && e1 >= e2 ? 1 : (e0 >= e2 ? 0 : 2)
+            return Box(range: range, error: range.count > 1 ? e0 + e1 + e2 : 0, axis: axis)
+        }
+        var boxes = [measure(0..<bins.count)]
+        while boxes.count < maxColors {
+            guard let worst = boxes.indices.max(by: { boxes[$0].error < boxes[$1].error }),
+                  boxes[worst].error > 0 else { break }
+            let box = boxes[worst]
+            let axis = box.axis
+            bins[box.range].sort { a, b in
+                let va = axis == 0 ? a.r : (axis == 1 ? a.g : a.b)
+                let vb = axis == 0 ? b.r : (axis == 1 ? b.g : b.b)
+                return va != vb ? va < vb : a.key < b.key
+            }
+            let total = bins[box.range].reduce(0) { $0 + $1.count }
+            var running = 0, split = box.range.lowerBound + 1
+            for i in box.range {
+                running += bins[i].count
+                if running * 2 >= total { split = i + 1; break }
+            }
+            split = min(max(split, box.range.lowerBound + 1), box.range.upperBound - 1)
+            boxes[worst] = measure(box.range.lowerBound..<split)
+            boxes.append(measure(split..<box.range.upperBound))
+        }
+        return boxes.map { box in
+            var n = 0.0, s = (0.0, 0.0, 0.0)
+            for i in box.range {
+                let bin = bins[i], w = Double(bin.count)
+                n += w; s.0 += bin.r * w; s.1 += bin.g * w; s.2 += bin.b * w
+            }
+            return (s.0 / n, s.1 / n, s.2 / n)
+        }
+    }
+
+    /// One k-means pass over the bins.
+    private func refine(_ centers: [Center], bins: [ColorHistogram.Bin]) -> [Center] {
+        var sums = [(Double, Double, Double, Double)](repeating: (0, 0, 0, 0), count: centers.count)
+        for bin in bins {
+            var best = 0, bestDistance = Double.infinity
+            for (j, c) in centers.enumerated() {
+                let dr = bin.r - c.0, dg = bin.g - c.1, db = bin.b - c.2
+                let d = 3 * dr * dr + 4 * dg * dg + 2 * db * db
+                if d < bestDistance { bestDistance = d; best = j }
+            }
+            let w = Double(bin.count)
+            sums[best].0 += bin.r * w; sums[best].1 += bin.g * w; sums[best].2 += bin.b * w; sums[best].3 += w
+        }
+        return centers.indices.map { j in
+            sums[j].3 > 0 ? (sums[j].0 / sums[j].3, sums[j].1 / sums[j].3, sums[j].2 / sums[j].3) : centers[j]
+        }
+    }
+}
+
+@inline(__always)
+func clampByte(_ value: Double) -> UInt8 {
+    UInt8(max(0, min(255, value.rounded())))
+}
+
+/// Counts colours in 32768 bins (5 bits per channel) with exact channel sums, and remembers the
+/// exact distinct colours while there are at most 256 of them.
+public struct ColorHistogram: Sendable {
+    struct Bin { var key: Int; var r: Double; var g: Double; var b: Double; var count: Int }
+
+    private var counts = [Int](repeating: 0, count: 32768)
+    private var sums = [Int](repeating: 0, count: 32768 * 3)
+    private var distinct = Set<UInt32>()
+    private var tooMany = false
+
+    public init() {}
+
+    /// Adds the pixels of `image` whose `mask` entry is true (all when nil).
+    public mutating func add(_ image: RGBAImage, mask: [Bool]? = nil) {
+        let count = image.width * image.height
+        image.pixels.withUnsafeBufferPointer { p in
+            counts.withUnsafeMutableBufferPointer { counts in
+                sums.withUnsafeMutableBufferPointer { sums in
+                    for i in 0..<count {
+                        if let mask, !mask[i] { continue }
+                        let r = Int(p[i * 4]), g = Int(p[i * 4 + 1]), b = Int(p[i * 4 + 2])
+                        let key = (r >> 3) << 10 | (g >> 3) << 5 | (b >> 3)
+                        counts[key] += 1
+                        sums[key * 3] += r; sums[key * 3 + 1] += g; sums[key * 3 + 2] += b
+                        if !tooMany {
+                            distinct.insert(UInt32(r << 16 | g << 8 | b))
+                            if distinct.count > 256 { tooMany = true; distinct.removeAll() }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The distinct colours as sorted RGB triples, while there are at most 256.
+    var exactColors: [UInt8]? {
+        guard !tooMany, !distinct.isEmpty else { return nil }
+        return distinct.sorted().flatMap { [UInt8($0 >> 16 & 255), UInt8($0 >> 8 & 255), UInt8($0 & 255)] }
+    }
+
+    func occupiedBins() -> [Bin] {
+        var bins: [Bin] = []
+        for key in 0..<32768 where counts[key] > 0 {
+            let n = Double(counts[key])
+            bins.append(Bin(key: key, r: Double(sums[key * 3]) / n, g: Double(sums[key * 3 + 1]) / n,
+                            b: Double(sums[key * 3 + 2]) / n, count: counts[key]))
+        }
+        return bins
+    }
+}

@@ -1,0 +1,74 @@
+// The last GIF stage: gives each frame its delay by cumulative rounding, merges repeats, writes with giflib.
+import Foundation
+
+/// Holds back up to two frames: a frame's delay is known only when the next changed frame (or
+/// the end) arrives, and a last frame that would be shown for under 2 cs is folded into the one
+/// before (browsers play 0 and 1 cs delays as 10 cs).
+struct GIFWriterStage {
+    let destination: URL
+    let options: GIFOptions
+    let globalPalette: Palette?
+    private var encoder: GIFEncoder?
+    private var globalTable: [UInt8]?
+    private var pending: [QuantizedFrame] = []
+    private var size = (width: 0, height: 0)
+    private var writtenCentiseconds = 0
+
+    init(destination: URL, options: GIFOptions, globalPalette: Palette?) {
+        self.destination = destination
+        self.options = options
+        self.globalPalette = globalPalette
+    }
+
+    mutating func add(_ frame: QuantizedFrame) throws {
+        if frame.isUnchanged { return }  // the previous frame simply stays on screen longer
+        if encoder == nil { try start(with: frame) }
+        if pending.count == 2 {
+            let first = pending.removeFirst()
+            try write(first, delay: Delays.centiseconds(pending[0].time) - Delays.centiseconds(first.time))
+        }
+        pending.append(frame)
+    }
+
+    mutating func finish(duration: Double?) throws -> GIFResult {
+        guard encoder != nil, let last = pending.last else {
+            throw ClipKitError.internalFailure(path: destination.path, reason: "no frames to write")
+        }
+        let end = Delays.centiseconds(max(duration ?? last.time, last.time))
+        let lastDelay = end - Delays.centiseconds(last.time)
+        if pending.count == 2 {
+            let first = pending[0]
+            if lastDelay < 2 {
+                try write(first, delay: end - Delays.centiseconds(first.time))
+            } else {
+                try write(first, delay: Delays.centiseconds(last.time) - Delays.centiseconds(first.time))
+                try write(last, delay: lastDelay)
+            }
+        } else {
+            try write(last, delay: max(lastDelay, 2))
+        }
+        pending.removeAll()
+        guard let encoder else { throw ClipKitError.internalFailure(path: destination.path, reason: "no encoder") }
+        try encoder.finish()
+        self.encoder = nil
+        return GIFResult(url: destination, width: size.width, height: size.height, frameCount: encoder.frameCount,
+                         durationCentiseconds: writtenCentiseconds, bytes: encoder.bytesWritten)
+    }
+
+    private mutating func start(with first: QuantizedFrame) throws {
+        size = (first.frame.width, first.frame.height)
+        // The first frame's colours become the global table; later frames repeat it only by reference.
+        let table = globalPalette.map { $0.rgb + [0, 0, 0] } ?? first.frame.localPalette ?? [0, 0, 0]
+        globalTable = table
+        encoder = try GIFEncoder(url: destination, width: size.width, height: size.height,
+                                 globalPalette: Palette(rgb: table), loopCount: options.loopCount)
+    }
+
+    private mutating func write(_ quantized: QuantizedFrame, delay: Int) throws {
+        var frame = quantized.frame
+        frame.delay = delay
+        if frame.localPalette == nil || frame.localPalette == globalTable { frame.localPalette = nil }
+        try encoder?.add(frame)
+        writtenCentiseconds += delay
+    }
+}

@@ -1,0 +1,47 @@
+// Progress on stderr: a live bar on a terminal, one summary line per file otherwise, nothing with --quiet.
+import ClipKit
+import Foundation
+
+final class ProgressReporter: @unchecked Sendable {
+    let enabled: Bool
+    let isTerminal = isatty(STDERR_FILENO) == 1
+    private var started = Date()
+
+    init(enabled: Bool) {
+        self.enabled = enabled
+    }
+
+    func callback(for name: String) -> (@Sendable (Int, Int?) -> Void)? {
+        guard enabled && isTerminal else { return nil }
+        started = Date()
+        let start = started
+        return { done, total in
+            let elapsed = Date().timeIntervalSince(start)
+            var line = "\r\(name): \(done)"
+            if let total, total > 0 {
+                let fraction = min(1, Double(done) / Double(total))
+                let filled = Int(fraction * 24)
+                let eta = fraction > 0 ? elapsed / fraction - elapsed : 0
+                line += "/\(total) [" + String(repeating: "#", count: filled) + String(repeating: ".", count: 24 - filled) + "]"
+                line += String(format: " %.1fs, ETA %.1fs ", elapsed, eta)
+            } else {
+                line += String(format: " frames %.1fs ", elapsed)
+            }
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+    }
+
+    func finish(_ result: GIFResult, seconds: Double) {
+        guard enabled else { return }
+        if isTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        let line = String(format: "%@: %d frames, %.2fs, %dx%d, %@, %.2fs\n",
+                          result.url.path, result.frameCount, Double(result.durationCentiseconds) / 100,
+                          result.width, result.height, Self.bytes(result.bytes), seconds)
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    static func bytes(_ count: Int) -> String {
+        count >= 1 << 20 ? String(format: "%.2f MB", Double(count) / 1_048_576)
+            : count >= 1024 ? String(format: "%.1f KB", Double(count) / 1024) : "\(count) B"
+    }
+}
