@@ -34,7 +34,7 @@ let package = Package(
             name: "clipkit",
             dependencies: ["ClipKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "ClipKitTests", dependencies: ["ClipKit"], resources: []),
+        .testTarget(name: "ClipKitTests", dependencies: ["ClipKit", "CGIF"]),
         .testTarget(name: "clipkitTests", dependencies: ["ClipKit", "clipkit"]),
     ],
     swiftLanguageModes: [.v5]

@@ -1,0 +1,76 @@
+// Thumbnails: upright, scaled, frame-accurate, skipping black leaders, PNG bytes on disk.
+import Foundation
+import Testing
+@testable import ClipKit
+
+@Suite struct ThumbnailerTests {
+    func thumb(_ name: String, _ options: ThumbnailOptions = ThumbnailOptions()) throws -> RGBAImage {
+        try Thumbnailer(options: options).thumbnail(of: Fixture.url("video/\(name)"))
+    }
+
+    @Test func rotatedClipComesOutUpright() throws {
+        // Stored 320x240 quadrants TL red, TR green, BL blue, BR white; shown turned 90 clockwise,
+        // the top-left of the picture is the stored bottom-left (blue), top-right is red.
+        let image = try thumb("rotated90.mov", ThumbnailOptions(size: .original))
+        #expect(image.width == 240 && image.height == 320)
+        let tl = image.pixel(x: 20, y: 20), tr = image.pixel(x: 220, y: 20)
+        let bl = image.pixel(x: 20, y: 300), br = image.pixel(x: 220, y: 300)
+        #expect(tl.b > 200 && tl.r < 50, "top-left is blue: \(tl)")
+        #expect(tr.r > 200 && tr.g < 50, "top-right is red: \(tr)")
+        #expect(bl.r > 200 && bl.g > 200 && bl.b > 200, "bottom-left is white: \(bl)")
+        #expect(br.g > 200 && br.r < 50, "bottom-right is green: \(br)")
+
+        let ccw = try thumb("rotated270.mov", ThumbnailOptions(size: .original))
+        #expect(ccw.width == 240)
+        #expect(ccw.pixel(x: 20, y: 20).g > 200, "270: top-left is the stored top-right (green)")
+        let half = try thumb("rotated180.mov", ThumbnailOptions(size: .original))
+        #expect(half.width == 320)
+        let p = half.pixel(x: 20, y: 20)
+        #expect(p.r > 200 && p.g > 200 && p.b > 200, "180: top-left is the stored bottom-right (white)")
+    }
+
+    @Test func defaultFitsIn320() throws {
+        let image = try thumb("rotated90.mov")
+        #expect(image.width == 240 && image.height == 320)
+        let motion = try thumb("motion.mp4", ThumbnailOptions(size: .fit(width: 100, height: 100)))
+        #expect(motion.width == 100 && motion.height == 56)
+    }
+
+    @Test func atTimeIsTheExactFrame() throws {
+        // 2.5 s is frame 75 of the 30 fps counter; GOP 30 means a seek lands on 60 and decodes forward.
+        let image = try thumb("counter.mp4", ThumbnailOptions(position: .seconds(2.5)))
+        #expect(counterFrame(image.pixel(x: 5, y: 5)) == 75)
+        let quarter = try thumb("counter.mp4", ThumbnailOptions(position: .fraction(0.25)))
+        #expect(counterFrame(quarter.pixel(x: 5, y: 5)) == 30)
+        let last = try thumb("counter.mp4", ThumbnailOptions(position: .fraction(1)))
+        #expect(counterFrame(last.pixel(x: 5, y: 5)) == 119)
+    }
+
+    @Test func skipsBlackLeader() throws {
+        let plain = try thumb("black_start.mp4")
+        #expect(BlackFrameDetector.isBlank(plain))
+        let skipped = try thumb("black_start.mp4", ThumbnailOptions(skipBlankWithin: 10))
+        #expect(!BlackFrameDetector.isBlank(skipped))
+        // Nothing but real content: the first frame is kept.
+        let counter = try thumb("counter.mp4", ThumbnailOptions(skipBlankWithin: 10))
+        #expect(counterFrame(counter.pixel(x: 5, y: 5)) == 0)
+    }
+
+    @Test func stillImages() throws {
+        #expect(try thumb("still.png").width == 64)
+        #expect(try thumb("still.jpg").height == 48)
+    }
+
+    @Test func writesPNGThatReadsBack() throws {
+        let image = try thumb("rotated90.mov", ThumbnailOptions(size: .fit(width: 60, height: 60)))
+        let dir = Fixture.scratchDirectory()
+        let url = dir.appendingPathComponent("t.png")
+        try PNGWriter.write(image, to: url, channels: .rgb)
+        let back = try PNGReader.read(url)
+        #expect(back == image)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        #expect(leftovers == ["t.png"], "no temp files left")
+        // Same input, same bytes.
+        #expect(try PNGWriter.encode(image, channels: .rgb) == Array(Data(contentsOf: url)))
+    }
+}

@@ -1,0 +1,142 @@
+// VideoReader against real fixtures: metadata, timestamps, sampling by time, rotation, errors.
+import Foundation
+import Testing
+@testable import ClipKit
+
+@Suite struct VideoReaderTests {
+    func frames(_ name: String, _ options: FrameReadOptions) throws -> (frames: [VideoFrame], duration: Double?) {
+        let reader = try VideoReader(url: Fixture.url("video/\(name)"))
+        let sequence = try reader.frames(options: options)
+        var out: [VideoFrame] = []
+        while let frame = try sequence.next() { out.append(frame) }
+        return (out, sequence.duration)
+    }
+
+    @Test func readsMetadata() throws {
+        let counter = try VideoReader(url: Fixture.url("video/counter.mp4")).info
+        #expect(counter.codec == "h264")
+        #expect(counter.codedWidth == 160 && counter.codedHeight == 120)
+        #expect(counter.frameRate == 30)
+        #expect(abs((counter.duration ?? 0) - 4.0) < 0.01)
+        #expect(counter.rotation == .identity)
+        #expect(counter.hasAudio == false)
+
+        let hevc = try VideoReader(url: Fixture.url("video/hevc10.mp4")).info
+        #expect(hevc.codec == "hevc")
+        #expect(hevc.bitDepth == 10)
+        #expect(hevc.pixelFormat == "yuv420p10le")
+
+        let rotated = try VideoReader(url: Fixture.url("video/rotated90.mov")).info
+        #expect(rotated.rotation.degrees == 90)
+        #expect(rotated.width == 240 && rotated.height == 320)
+
+        #expect(try VideoReader(url: Fixture.url("video/vp9.webm")).info.codec == "vp9")
+    }
+
+    @Test func everyFrameInOrderWithTimes() throws {
+        let (frames, duration) = try frames("counter.mp4", FrameReadOptions())
+        #expect(frames.count == 120)
+        for (n, frame) in frames.enumerated() {
+            #expect(counterFrame(frame.image.pixel(x: 80, y: 60)) == n)
+            #expect(abs(frame.time - Double(n) / 30) < 1e-6)
+        }
+        #expect(abs((duration ?? 0) - 4.0) < 1e-6)
+    }
+
+    @Test func sampledByTimestampNotIndex() throws {
+        // 30 fps read at 10 fps: tick k shows source frame 3k.
+        let (frames, duration) = try frames("counter.mp4", FrameReadOptions(fps: 10))
+        #expect(frames.count == 40)
+        for (k, frame) in frames.enumerated() {
+            #expect(frame.index == k)
+            #expect(counterFrame(frame.image.pixel(x: 10, y: 10)) == 3 * k)
+        }
+        #expect(abs((duration ?? 0) - 4.0) < 1e-6)
+        // 7 fps does not divide 30: tick k is at k/7 s, the frame on screen then is floor(30k/7).
+        let (seven, _) = try self.frames("counter.mp4", FrameReadOptions(fps: 7))
+        #expect(seven.count == 28)
+        for (k, frame) in seven.enumerated() {
+            #expect(counterFrame(frame.image.pixel(x: 10, y: 10)) == (30 * k) / 7)
+        }
+    }
+
+    @Test func variableFrameRateKeepsRealTiming() throws {
+        let pts = [0, 0.1, 0.2, 0.5, 0.6, 1.0, 1.1, 1.2, 1.5, 1.9]
+        let (frames, duration) = try frames("vfr.mkv", FrameReadOptions(fps: 10))
+        #expect(frames.count == 20)
+        #expect(abs((duration ?? 0) - 2.0) < 1e-6)
+        for (k, frame) in frames.enumerated() {
+            let tick = Double(k) / 10
+            let expected = pts.lastIndex(where: { $0 <= tick + 1e-9 })!
+            #expect(counterFrame(frame.image.pixel(x: 10, y: 10)) == expected, "tick \(tick)")
+        }
+    }
+
+    @Test func startTimeOffsetIsZero() throws {
+        let (frames, duration) = try frames("offset.mp4", FrameReadOptions())
+        #expect(frames.count == 60)
+        #expect(frames[0].time == 0)
+        #expect(counterFrame(frames[0].image.pixel(x: 5, y: 5)) == 0)
+        #expect(abs((duration ?? 0) - 2.0) < 1e-6)
+    }
+
+    @Test func rangeAndSeekAreFrameAccurate() throws {
+        // 1.55 s is inside source frame 46 (1.5333...1.5667), past the keyframe at 1.0 s.
+        let (frames, _) = try frames("counter.mp4", FrameReadOptions(start: 1.55, end: 2.0))
+        #expect(counterFrame(frames[0].image.pixel(x: 5, y: 5)) == 46)
+        #expect(frames.count == 14)  // 46...59
+        #expect(counterFrame(frames.last!.image.pixel(x: 5, y: 5)) == 59)
+    }
+
+    @Test func maxFramesAndKeyframes() throws {
+        let (three, _) = try frames("counter.mp4", FrameReadOptions(maxFrames: 3))
+        #expect(three.map { counterFrame($0.image.pixel(x: 1, y: 1)) } == [0, 1, 2])
+        let (keys, _) = try frames("counter.mp4", FrameReadOptions(keyframesOnly: true))
+        #expect(keys.map { counterFrame($0.image.pixel(x: 1, y: 1)) } == [0, 30, 60, 90])
+    }
+
+    @Test func scalesKeepingAspect() throws {
+        let (frames, _) = try frames("motion.mp4", FrameReadOptions(maxFrames: 1, size: .width(100)))
+        #expect(frames[0].image.width == 100 && frames[0].image.height == 56)
+        let (big, _) = try self.frames("motion.mp4", FrameReadOptions(maxFrames: 1, size: .width(1000)))
+        #expect(big[0].image.width == 320, "never upscales")
+    }
+
+    @Test func tenBitAndVP9Decode() throws {
+        for name in ["hevc10.mp4", "vp9.webm"] {
+            let (frames, _) = try frames(name, FrameReadOptions())
+            #expect(frames.count == 25, "\(name)")
+            #expect(frames[0].image.width == 160)
+        }
+    }
+
+    @Test func badInputsAreTypedErrors() throws {
+        #expect(throws: ClipKitError.noVideoStream(path: Fixture.url("video/audio_only.m4a").path)) {
+            try VideoReader(url: Fixture.url("video/audio_only.m4a"))
+        }
+        #expect(throws: ClipKitError.fileNotFound(path: "/nonexistent/clip.mp4")) {
+            try VideoReader(url: URL(fileURLWithPath: "/nonexistent/clip.mp4"))
+        }
+        #expect(throws: ClipKitError.isDirectory(path: Fixture.url("video").path)) {
+            try VideoReader(url: Fixture.url("video"))
+        }
+        for name in ["not_video.mp4", "truncated.mp4"] {
+            do {
+                _ = try VideoReader(url: Fixture.url("video/\(name)"))
+                Issue.record("\(name) opened")
+            } catch let error as ClipKitError {
+                guard case .notMedia = error else { Issue.record("\(name): \(error)"); continue }
+            }
+        }
+        // A truncated file with its index up front decodes what is there.
+        let (frames, _) = try frames("truncated_faststart.mp4", FrameReadOptions())
+        #expect(frames.count > 10 && frames.count < 50)
+    }
+
+    @Test func startPastEndNamesTheDuration() throws {
+        let reader = try VideoReader(url: Fixture.url("video/counter.mp4"))
+        #expect(throws: ClipKitError.startPastEnd(path: Fixture.url("video/counter.mp4").path, start: 9, duration: 4)) {
+            _ = try reader.frames(options: FrameReadOptions(start: 9))
+        }
+    }
+}
