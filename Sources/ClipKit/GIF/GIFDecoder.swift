@@ -1,0 +1,400 @@
+// Reads a GIF file block by block and yields its images one at a time, decoding damaged files as browsers do.
+import Foundation
+
+/// A streaming GIF decoder: only the logical screen, one image and a small read buffer are in
+/// memory at a time.
+///
+/// ```swift
+/// let decoder = try GIFDecoder(url: url)
+/// while let frame = try decoder.next() { ... }
+/// ```
+///
+/// Damaged files are read the way browsers read them: an image whose data stops early keeps
+/// the pixels it has (the rest are reported by `decodedPixelCount` and shown as transparent),
+/// a missing end code or trailer ends the file cleanly, and extra data is skipped. Each of these
+/// adds a line to `warnings`. Only a file that is not a GIF, whose header is cut, or whose first
+/// image has no valid LZW data at all is an error.
+public final class GIFDecoder {
+    public let url: URL
+    public let canvasWidth: Int
+    public let canvasHeight: Int
+    /// The global colour table as RGB triples, nil when the file has none.
+    public let globalPalette: [UInt8]?
+    public let backgroundIndex: Int
+    /// The NETSCAPE2.0 / ANIMEXTS1.0 loop count as stored (0 means forever); nil when absent.
+    /// Final once `next()` has returned nil.
+    public private(set) var loopCount: Int?
+    /// What was wrong with the file but could be decoded around, in the order met.
+    public private(set) var warnings: [String] = []
+    /// How many of the last returned image's pixels its data provided, counted in stored order
+    /// (row by row in interlace pass order). The others hold index 0 and must be shown as transparent.
+    public private(set) var decodedPixelCount = 0
+    /// Images read so far.
+    public private(set) var imageCount = 0
+
+    private let maxPixels: Int
+    private let reader: BufferedFileReader
+    private let lzw = LZWDecoder()
+    private var pendingControl: GraphicControl?
+    private var finished = false
+
+    /// The graphic control extension that applies to the next image.
+    private struct GraphicControl {
+        var delay = 0
+        var disposal = GIFDisposal.unspecified
+        var transparentIndex: Int?
+    }
+
+    /// Opens `url` and reads the header and logical screen. Refuses, before allocating anything
+    /// for pixels, a canvas with no area or with more than `maxPixels` pixels.
+    public init(url: URL, maxPixels: Int = 100_000_000) throws {
+        self.url = url
+        self.maxPixels = maxPixels
+        reader = try BufferedFileReader(url: url)
+        let path = url.path
+        guard let header = reader.bytes(13) else {
+            throw ClipKitError.notMedia(path: path, reason: "file too short for a GIF header")
+        }
+        guard let signature = String(bytes: header[0..<6], encoding: .ascii), signature == "GIF87a" || signature == "GIF89a" else {
+            throw ClipKitError.notMedia(path: path, reason: "no GIF87a/GIF89a signature")
+        }
+        canvasWidth = Int(header[6]) | Int(header[7]) << 8
+        canvasHeight = Int(header[8]) | Int(header[9]) << 8
+        let packed = header[10]
+        backgroundIndex = Int(header[11])
+        if canvasWidth == 0 || canvasHeight == 0 {
+            throw ClipKitError.corrupt(path: path, reason: "GIF canvas is \(canvasWidth)x\(canvasHeight) pixels")
+        }
+        if canvasWidth * canvasHeight > maxPixels {
+            throw ClipKitError.limitExceeded(path: path, what: "GIF canvas \(canvasWidth)x\(canvasHeight)",
+                                             limit: "\(maxPixels) pixels", option: "--max-pixels")
+        }
+        if packed & 0x80 != 0 {
+            let count = 3 << (Int(packed & 7) + 1)
+            guard let table = reader.bytes(count) else {
+                throw ClipKitError.corrupt(path: path, reason: "file ends inside the global colour table")
+            }
+            globalPalette = Array(table)
+        } else {
+            globalPalette = nil
+        }
+    }
+
+    /// The next image, de-interlaced; nil after the last one.
+    public func next() throws -> GIFFrame? {
+        try nextImage(decoding: true)
+    }
+
+    /// Reads the rest of the file without decoding pixels and returns the delay of each
+    /// remaining image: a quick pass that needs no image memory.
+    public func remainingDelays() throws -> [Int] {
+        var delays: [Int] = []
+        while let frame = try nextImage(decoding: false) { delays.append(frame.delay) }
+        return delays
+    }
+
+    /// Display row of each stored row of an interlaced image `height` rows high (passes of
+    /// every 8th row from 0, every 8th from 4, every 4th from 2, every 2nd from 1).
+    public static func interlacedRowOrder(height: Int) -> [Int] {
+        var order: [Int] = []
+        order.reserveCapacity(height)
+        for (start, step) in [(0, 8), (4, 8), (2, 4), (1, 2)] {
+            order.append(contentsOf: stride(from: start, to: height, by: step))
+        }
+        return order
+    }
+
+    // MARK: - Blocks
+
+    private func nextImage(decoding: Bool) throws -> GIFFrame? {
+        while !finished {
+            guard let introducer = reader.byte() else {
+                warn("the file ends without a trailer")
+                finished = true
+                break
+            }
+            switch introducer {
+            case 0x3B:
+                finished = true
+            case 0x21:
+                readExtension()
+            case 0x2C:
+                if let frame = try readImage(decoding: decoding) { return frame }
+            default:
+                // GIF89a calls stray bytes between blocks corrupt; browsers keep what came before.
+                warn(String(format: "unexpected byte 0x%02X where a block should start; the rest of the file is ignored", introducer))
+                finished = true
+            }
+        }
+        return nil
+    }
+
+    private func readExtension() {
+        guard let label = reader.byte() else { return truncated("in an extension") }
+        switch label {
+        case 0xF9:
+            let first = reader.subBlock()
+            if case .terminator = first { return }
+            guard case .data(let block) = first else { return truncated("in a graphic control extension") }
+            if block.count >= 4 {
+                let packed = block[0]
+                var method = Int(packed >> 2) & 7
+                if method == 4 { method = 3 }  // some encoders write restore-previous as 4
+                var control = GraphicControl()
+                control.disposal = GIFDisposal(code: method)
+                control.delay = Int(block[1]) | Int(block[2]) << 8
+                control.transparentIndex = packed & 1 != 0 ? Int(block[3]) : nil
+                pendingControl = control
+            }
+        case 0xFF:
+            let first = reader.subBlock()
+            if case .terminator = first { return }
+            guard case .data(let block) = first else { return truncated("in an application extension") }
+            let identifier = block.count == 11 ? String(decoding: block, as: UTF8.self) : ""
+            if identifier == "NETSCAPE2.0" || identifier == "ANIMEXTS1.0" {
+                while true {
+                    switch reader.subBlock() {
+                    case .terminator: return
+                    case .truncated: return truncated("in a loop extension")
+                    case .data(let data):
+                        if data.count >= 3 && data[0] & 7 == 1 {
+                            loopCount = Int(data[1]) | Int(data[2]) << 8
+                        }
+                    }
+                }
+            }
+        default:
+            break
+        }
+        skipSubBlocks(context: "in an extension")
+    }
+
+    /// Reads an image descriptor and its data. Returns nil (with `finished` set) when the file
+    /// ends inside the descriptor or colour table.
+    private func readImage(decoding: Bool) throws -> GIFFrame? {
+        let index = imageCount
+        guard let descriptor = reader.bytes(9) else {
+            truncated("in the descriptor of image \(index)")
+            return nil
+        }
+        let left = Int(descriptor[0]) | Int(descriptor[1]) << 8
+        let top = Int(descriptor[2]) | Int(descriptor[3]) << 8
+        let width = Int(descriptor[4]) | Int(descriptor[5]) << 8
+        let height = Int(descriptor[6]) | Int(descriptor[7]) << 8
+        let packed = descriptor[8]
+        if width * height > maxPixels {
+            throw ClipKitError.limitExceeded(path: url.path, what: "image \(index) size \(width)x\(height)",
+                                             limit: "\(maxPixels) pixels", option: "--max-pixels")
+        }
+        var localPalette: [UInt8]?
+        if packed & 0x80 != 0 {
+            guard let table = reader.bytes(3 << (Int(packed & 7) + 1)) else {
+                truncated("in the colour table of image \(index)")
+                return nil
+            }
+            localPalette = Array(table)
+        }
+        let control = pendingControl ?? GraphicControl()
+        pendingControl = nil
+        imageCount += 1
+        var frame = GIFFrame(left: left, top: top, width: width, height: height, delay: control.delay,
+                             disposal: control.disposal, transparentIndex: control.transparentIndex,
+                             interlaced: packed & 0x40 != 0, localPalette: localPalette, indices: [])
+        guard decoding else {
+            // The code size byte, then the data sub-blocks.
+            if reader.byte() == nil { truncated("in image \(index)") } else { skipSubBlocks(context: "in image \(index)") }
+            return frame
+        }
+        frame.indices = [UInt8](repeating: 0, count: width * height)
+        try decodePixels(of: &frame, index: index)
+        return frame
+    }
+
+    private func decodePixels(of frame: inout GIFFrame, index: Int) throws {
+        let total = frame.width * frame.height
+        decodedPixelCount = 0
+        guard let codeSize = reader.byte() else {
+            truncated("in image \(index), before its pixels (all \(total) are transparent)")
+            return
+        }
+        guard (1...8).contains(codeSize) else {
+            if index == 0 { throw ClipKitError.corrupt(path: url.path, reason: "image 0 has an invalid LZW code size \(codeSize)") }
+            warn("image \(index) has an invalid LZW code size \(codeSize); it is transparent")
+            skipSubBlocks(context: "in image \(index)")
+            return
+        }
+        lzw.reset(minimumCodeSize: Int(codeSize))
+        var fileEnded = false
+        frame.indices.withUnsafeMutableBufferPointer { output in
+            loop: while true {
+                switch reader.subBlock() {
+                case .terminator: break loop
+                case .data(let block): lzw.decode(block, into: output)
+                case .truncated(let block):
+                    lzw.decode(block, into: output)
+                    fileEnded = true
+                    break loop
+                }
+            }
+        }
+        decodedPixelCount = lzw.position
+        let missing = total - lzw.position
+        switch lzw.state {
+        case .invalid:
+            if index == 0 && lzw.position == 0 {
+                throw ClipKitError.corrupt(path: url.path, reason: "image 0 has invalid LZW data from its first code")
+            }
+            warn("image \(index) has invalid LZW data after \(lzw.position) of \(total) pixels; the rest is transparent")
+        case .ended, .decoding:
+            if fileEnded {
+                truncated("in image \(index) after \(lzw.position) of \(total) pixels; the rest is transparent")
+            } else if missing > 0 {
+                warn("image \(index) data ends after \(lzw.position) of \(total) pixels; the rest is transparent")
+            } else if lzw.state == .decoding {
+                warn("image \(index) data has no LZW end code")
+            }
+        }
+        if lzw.producedExcess || lzw.bytesAfterEnd > 0 {
+            warn("image \(index) has data beyond its \(total) pixels; it was skipped")
+        }
+        if frame.interlaced { Self.deinterlace(&frame.indices, width: frame.width, height: frame.height) }
+    }
+
+    /// Moves rows from stored (interlaced) order to display order in place, following the
+    /// permutation's cycles so no second image buffer is needed.
+    static func deinterlace(_ indices: inout [UInt8], width: Int, height: Int) {
+        guard height > 2, width > 0 else { return }
+        let order = interlacedRowOrder(height: height)
+        var placed = [Bool](repeating: false, count: height)
+        var carry = [UInt8](repeating: 0, count: width)
+        var swap = [UInt8](repeating: 0, count: width)
+        indices.withUnsafeMutableBufferPointer { rows in
+            let base = rows.baseAddress!
+            for start in 0..<height where !placed[start] && order[start] != start {
+                // `carry` holds the stored row `stored`, which belongs at display row order[stored].
+                carry.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: base + start * width, count: width) }
+                var stored = start
+                while true {
+                    placed[stored] = true
+                    let target = order[stored]
+                    if target == start {
+                        carry.withUnsafeBufferPointer { (base + target * width).update(from: $0.baseAddress!, count: width) }
+                        break
+                    }
+                    // Display row `target` currently holds stored row `target`, which moves on next.
+                    swap.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: base + target * width, count: width) }
+                    carry.withUnsafeBufferPointer { (base + target * width).update(from: $0.baseAddress!, count: width) }
+                    Swift.swap(&carry, &swap)
+                    stored = target
+                }
+            }
+        }
+    }
+
+    private func skipSubBlocks(context: String) {
+        while true {
+            switch reader.subBlock() {
+            case .terminator: return
+            case .data: continue
+            case .truncated: return truncated(context)
+            }
+        }
+    }
+
+    private func truncated(_ context: String) {
+        warn("the file is cut short \(context)")
+        finished = true
+    }
+
+    private func warn(_ message: String) {
+        warnings.append(message)
+    }
+}
+
+/// Buffered reads from one open file descriptor, which it owns and closes.
+private final class BufferedFileReader {
+    /// One data sub-block (a length byte and up to 255 bytes), the zero-length terminator, or
+    /// the part of a sub-block before the end of the file.
+    enum SubBlock {
+        case data(UnsafeBufferPointer<UInt8>)
+        case terminator
+        case truncated(UnsafeBufferPointer<UInt8>)
+    }
+
+    private static let capacity = 1 << 16
+    private let fd: Int32
+    private let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+    private var start = 0
+    private var end = 0
+    private var atEOF = false
+
+    init(url: URL) throws {
+        let path = url.path
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            buffer.deallocate()
+            if errno == ENOENT { throw ClipKitError.fileNotFound(path: path) }
+            throw ClipKitError.unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        if (status.st_mode & S_IFMT) == S_IFDIR {
+            buffer.deallocate()
+            throw ClipKitError.isDirectory(path: path)
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            buffer.deallocate()
+            throw ClipKitError.unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        self.fd = fd
+    }
+
+    deinit {
+        close(fd)
+        buffer.deallocate()
+    }
+
+    func byte() -> UInt8? {
+        if start == end && !fill(1) { return nil }
+        defer { start += 1 }
+        return buffer[start]
+    }
+
+    /// The next `count` bytes (valid until the next call), or nil if the file ends first.
+    func bytes(_ count: Int) -> UnsafeBufferPointer<UInt8>? {
+        guard fill(count) else { return nil }
+        defer { start += count }
+        return UnsafeBufferPointer(start: buffer + start, count: count)
+    }
+
+    func subBlock() -> SubBlock {
+        guard let length = byte() else { return .truncated(UnsafeBufferPointer(start: buffer, count: 0)) }
+        if length == 0 { return .terminator }
+        let count = Int(length)
+        if let data = bytes(count) { return .data(data) }
+        // Hand over what is left so a decoder can use the pixels it holds.
+        let available = UnsafeBufferPointer(start: buffer + start, count: end - start)
+        start = end
+        return .truncated(available)
+    }
+
+    /// Makes `count` bytes available from `start`; false if the file has fewer.
+    private func fill(_ count: Int) -> Bool {
+        if end - start >= count { return true }
+        if atEOF { return false }
+        if start > 0 {
+            memmove(buffer, buffer + start, end - start)
+            end -= start
+            start = 0
+        }
+        while end - start < count {
+            let n = read(fd, buffer + end, Self.capacity - end)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 {
+                atEOF = true
+                return false
+            }
+            end += n
+        }
+        return true
+    }
+}

@@ -1,0 +1,59 @@
+// `clipkit explode`: each GIF or video to a directory of RGBA PNG frames plus frames.json.
+import ArgumentParser
+import ClipKit
+import Foundation
+
+struct ExplodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explode",
+        abstract: "Write every frame of a GIF or video as a PNG, with a frames.json of timings.",
+        discussion: """
+        GIF frames are composited as browsers show them (disposal, transparency, images with \
+        delay 0 merged into the next frame); videos give their upright frames. Files are \
+        frame_0000.png, frame_0001.png, ... at canvas size, with frames.json beside them.
+        Examples:
+          clipkit explode anim.gif                writes ./anim.frames/
+          clipkit explode anim.gif --frames 0,5-9 -o picked
+          clipkit explode clip.mp4 --fps 10       samples the video at 10 frames per second
+          clipkit explode a.gif b.gif -o out/     writes out/a.frames/ and out/b.frames/
+        Damaged GIFs are decoded as far as browsers would, with a warning on stderr (exit 0).
+        """
+    )
+
+    @Argument(help: "GIF or video files (a GIF is recognised by its first bytes, not its name).")
+    var inputs: [String]
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output directory (one input), or the directory to put NAME.frames/ in (several inputs). Default ./NAME.frames/.", valueName: "dir"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("Frames to write, counting from 0, e.g. 0,5-9. Default all.", valueName: "list"))
+    var frames: String?
+
+    @Option(help: ArgumentHelp("Sample a video at this many frames per second (default: every frame). Not for GIFs.", valueName: "F"))
+    var fps: Double?
+
+    @Flag(help: "Replace an existing, non-empty output directory written by an earlier explode.")
+    var force = false
+
+    @Option(help: ArgumentHelp("Largest canvas or frame accepted, in pixels.", valueName: "N"))
+    var maxPixels: Int = 100_000_000
+
+    func run() throws {
+        var options = ExplodeOptions(fps: fps, force: force, maxPixels: maxPixels)
+        try InputRunner.validate {
+            if let frames { options.frames = try FrameSelection(parsing: frames) }
+            if let fps, !(fps > 0 && fps.isFinite) {
+                throw ClipKitError.invalidOption(name: "--fps", reason: "must be a positive number, got \(fps)")
+            }
+            guard maxPixels > 0 else { throw ClipKitError.invalidOption(name: "--max-pixels", reason: "must be at least 1") }
+        }
+        let exploder = Exploder(options: options)
+        try InputRunner.run(inputs) { input in
+            let directory = Exploder.directory(for: input, output: output, inputCount: inputs.count)
+            let result = try exploder.explode(input, into: directory)
+            for warning in result.warnings {
+                FileHandle.standardError.write(Data("clipkit: warning: \(input.path): \(warning)\n".utf8))
+            }
+        }
+    }
+}
