@@ -1,0 +1,139 @@
+// Video to GIF, checked by decoding the written file with giflib: frames, delays, loop, size, pixels.
+import Foundation
+import Testing
+@testable import ClipKit
+
+@Suite struct GIFConverterTests {
+    func convert(_ name: String, _ configure: (inout GIFOptions) -> Void = { _ in }) throws -> (GIFResult, GiflibReference, URL) {
+        var options = GIFOptions()
+        configure(&options)
+        let out = Fixture.scratchDirectory().appendingPathComponent("out.gif")
+        let result = try GIFConverter(options: options).convert(video: Fixture.url("video/\(name)"), to: out)
+        return (result, try GiflibReference(url: out), out)
+    }
+
+    @Test func tenFPSFromThirtyPicksByTimestamp() throws {
+        let (result, gif, _) = try convert("counter.mp4")
+        #expect(gif.width == 160 && gif.height == 120)
+        #expect(gif.images.count == 40)
+        #expect(gif.delays.allSatisfy { $0 == 10 })
+        #expect(gif.delays.reduce(0, +) == 400, "GIF lasts as long as the 4 s clip")
+        #expect(result.durationCentiseconds == 400 && result.frameCount == 40)
+        #expect(gif.loopCount == 0)
+        for (k, canvas) in gif.canvases.enumerated() {
+            #expect(counterFrame(canvas.pixel(x: 80, y: 60)) == 3 * k, "GIF frame \(k)")
+        }
+    }
+
+    @Test func thirtyFPSDelaysRoundCumulatively() throws {
+        let (_, gif, _) = try convert("counter.mp4") { $0.fps = 30 }
+        #expect(gif.images.count == 120)
+        #expect(Array(gif.delays.prefix(6)) == [3, 4, 3, 3, 4, 3])
+        #expect(gif.delays.reduce(0, +) == 400)
+        #expect(gif.delays.allSatisfy { $0 >= 2 })
+    }
+
+    @Test func variableFrameRateMergesRepeatsIntoRealDelays() throws {
+        // Frames at 0, .1, .2, .5, .6, 1.0, 1.1, 1.2, 1.5, 1.9, end 2.0: ticks that repeat a frame merge.
+        let (_, gif, _) = try convert("vfr.mkv")
+        #expect(gif.delays == [10, 10, 30, 10, 40, 10, 10, 30, 40, 10])
+        for (n, canvas) in gif.canvases.enumerated() {
+            #expect(counterFrame(canvas.pixel(x: 5, y: 5)) == n)
+        }
+    }
+
+    @Test func trimAndSpeed() throws {
+        let (_, trimmed, _) = try convert("counter.mp4") { $0.start = 1; $0.end = 2.5 }
+        #expect(trimmed.images.count == 15)
+        #expect(trimmed.delays.reduce(0, +) == 150)
+        #expect(counterFrame(trimmed.canvases[0].pixel(x: 1, y: 1)) == 30)
+        // Twice as fast: frames are dropped, delays stay 10 cs.
+        let (_, fast, _) = try convert("counter.mp4") { $0.speed = 2 }
+        #expect(fast.images.count == 20)
+        #expect(fast.delays.allSatisfy { $0 == 10 })
+        #expect(counterFrame(fast.canvases[3].pixel(x: 1, y: 1)) == 18)
+    }
+
+    @Test func loopExtension() throws {
+        #expect(try convert("vfr.mkv") { $0.loopCount = 3 }.1.loopCount == 3)
+        #expect(try convert("vfr.mkv") { $0.loopCount = nil }.1.loopCount == nil)
+    }
+
+    @Test func rotatedSourceGivesPortraitCanvas() throws {
+        let (_, gif, _) = try convert("rotated90.mov") { $0.size = .original }
+        #expect(gif.width == 240 && gif.height == 320)
+        let tl = gif.canvases[0].pixel(x: 20, y: 20)
+        #expect(tl.b > 200 && tl.r < 60, "top-left is the stored bottom-left (blue): \(tl)")
+    }
+
+    @Test func realVideoLooksLikeTheSourceAndStoresOnlyChanges() throws {
+        let (result, gif, _) = try convert("motion.mp4")
+        #expect(gif.width == 320 && gif.height == 180)
+        let reader = try VideoReader(url: Fixture.url("video/motion.mp4"))
+        let source = try reader.frames(options: FrameReadOptions(fps: 10, size: .width(480)))
+        var k = 0, worst = 99.0
+        while let frame = try source.next() {
+            worst = min(worst, psnr(frame.image, gif.canvases[k]))
+            k += 1
+        }
+        #expect(k == gif.canvases.count)
+        #expect(worst > 30, "worst frame PSNR \(worst) dB")
+        // After the first frame, images are sub-rectangles or use transparency for still pixels.
+        let later = gif.images.dropFirst()
+        #expect(later.allSatisfy { $0.transparent != nil })
+        #expect(later.contains { $0.width * $0.height < 320 * 180 })
+        #expect(result.bytes < 400_000)
+    }
+
+    @Test func sameInputSameBytes() throws {
+        let (_, _, a) = try convert("motion.mp4") { $0.fps = 5 }
+        let (_, _, b) = try convert("motion.mp4") { $0.fps = 5 }
+        #expect(try Data(contentsOf: a) == Data(contentsOf: b))
+    }
+
+    @Test func globalPaletteAndOtherDithers() throws {
+        let (_, global, _) = try convert("motion.mp4") { $0.palette = .global; $0.fps = 5 }
+        #expect(global.hasGlobalTable && global.images.allSatisfy { !$0.hasLocalTable })
+        for method in [DitherMethod.bayer, .none, .sierra] {
+            let (_, gif, _) = try convert("motion.mp4") { $0.dither = method; $0.fps = 5; $0.colors = 64 }
+            #expect(gif.images.count == 15, "\(method)")
+        }
+    }
+
+    @Test func refusesBadOptionsAndLeavesNoFile() throws {
+        for bad: (inout GIFOptions) -> Void in [{ $0.fps = 0 }, { $0.fps = 60 }, { $0.fps = -1 }, { $0.colors = 1 }, { $0.speed = 0 }] {
+            #expect(throws: ClipKitError.self) { try convert("counter.mp4", bad) }
+        }
+        let dir = Fixture.scratchDirectory()
+        let out = dir.appendingPathComponent("x.gif")
+        #expect(throws: ClipKitError.startPastEnd(path: Fixture.url("video/counter.mp4").path, start: 10, duration: 4)) {
+            var options = GIFOptions()
+            options.start = 10
+            _ = try GIFConverter(options: options).convert(video: Fixture.url("video/counter.mp4"), to: out)
+        }
+        #expect(throws: ClipKitError.self) {
+            _ = try GIFConverter().convert(video: Fixture.url("video/truncated.mp4"), to: out)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty, "no partial or temp file")
+    }
+
+    @Test func imagesAssembleLosslessly() throws {
+        // Two 4x2 frames with transparency: they round-trip exactly, with their delays.
+        let dir = Fixture.scratchDirectory()
+        let a = RGBAImage(width: 4, height: 2, pixels: (0..<8).flatMap { i -> [UInt8] in i == 0 ? [0, 0, 0, 0] : [UInt8(i * 30), 10, 200, 255] })
+        let b = RGBAImage(width: 4, height: 2, pixels: (0..<8).flatMap { i -> [UInt8] in i == 7 ? [0, 0, 0, 0] : [1, UInt8(i * 30), 2, 255] })
+        try PNGWriter.write(a, to: dir.appendingPathComponent("a.png"))
+        try PNGWriter.write(b, to: dir.appendingPathComponent("b.png"))
+        let out = dir.appendingPathComponent("ab.gif")
+        _ = try GIFConverter().convert(images: [dir.appendingPathComponent("a.png"), dir.appendingPathComponent("b.png")], delays: [7, 13], to: out)
+        let gif = try GiflibReference(url: out)
+        #expect(gif.delays == [7, 13])
+        #expect(gif.canvases[0] == a)
+        // The second canvas: b drawn after a was cleared (disposal background).
+        var cleared = RGBAImage(width: 4, height: 2)
+        for i in 0..<8 where b.pixels[i * 4 + 3] == 255 {
+            for k in 0..<4 { cleared.pixels[i * 4 + k] = b.pixels[i * 4 + k] }
+        }
+        #expect(gif.canvases[1] == cleared)
+    }
+}
