@@ -137,6 +137,8 @@ public struct Exploder: Sendable {
                     disposal: shown.disposal, transparentIndex: shown.transparentIndex, interlaced: shown.interlaced,
                     localPalette: shown.localPalette != nil))
             }
+            // Reading on to the trailer reports damage after the last image (a missing trailer).
+            if lastWanted == groups.count - 1 { _ = try decoder.next() }
             try writer.finish()
         } catch {
             writer.abandon()

@@ -47,12 +47,6 @@ final class LZWDecoder {
         suffix = (storage + n * 4).bindMemory(to: UInt8.self, capacity: n)
         first = (storage + n * 5).bindMemory(to: UInt8.self, capacity: n)
         scratch = (storage + n * 6).bindMemory(to: UInt8.self, capacity: n)
-        for code in 0..<256 {
-            prefix[code] = 0
-            lengths[code] = 1
-            suffix[code] = UInt8(code)
-            first[code] = UInt8(code)
-        }
     }
 
     deinit { storage.deallocate() }
@@ -60,6 +54,13 @@ final class LZWDecoder {
     /// Prepares for a new image whose data starts with `minimumCodeSize` (1...8, checked by the caller).
     func reset(minimumCodeSize: Int) {
         clearCode = 1 << minimumCodeSize
+        // The literals: an earlier image with a smaller code size may have used these slots.
+        for code in 0..<clearCode {
+            prefix[code] = 0
+            lengths[code] = 1
+            suffix[code] = UInt8(code)
+            first[code] = UInt8(code)
+        }
         codeSize = minimumCodeSize + 1
         nextCode = clearCode + 2
         previous = -1
