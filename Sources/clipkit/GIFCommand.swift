@@ -61,6 +61,9 @@ struct GIFCommand: ParsableCommand {
     @Option(help: ArgumentHelp("per-frame (each frame its own best colours) or global (one palette for the clip).", valueName: "kind"))
     var palette: String = PaletteMode.perFrame.rawValue
 
+    @Option(help: ArgumentHelp("Colour change below which a pixel counts as unchanged between frames (0 = exact; larger = smaller files).", valueName: "n"))
+    var threshold: Int = GIFOptions().changeThreshold
+
     @Option(help: "Loop count N written to the NETSCAPE2.0 extension: 0 loops forever; N plays N+1 times.")
     var loop: Int?
 
@@ -86,6 +89,8 @@ struct GIFCommand: ParsableCommand {
         if let end { options.end = try ClipTime.seconds(end, option: "--end") }
         options.speed = speed
         options.colors = colors
+        guard threshold >= 0 else { throw ClipKitError.invalidOption(name: "--threshold", reason: "must be 0 or more") }
+        options.changeThreshold = threshold
         guard let method = DitherMethod(rawValue: dither) else {
             throw ClipKitError.invalidOption(name: "--dither", reason: "'\(dither)' is not one of \(DitherMethod.allCases.map(\.rawValue).joined(separator: ", "))")
         }

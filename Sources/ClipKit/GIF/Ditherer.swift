@@ -110,15 +110,13 @@ public struct Ditherer {
                     let i = sy * w + rect.x + x
                     if let mask, !mask[i] { continue }
                     let e = (x + 1) * 3
-                    // Errors are damped a little (x 7/8) and capped: full-strength diffusion
-                    // makes noise that costs bytes and crawls between frames.
                     let r = clamp(Int(p[i * 4]) + Int(current[e]) / 16)
                     let g = clamp(Int(p[i * 4 + 1]) + Int(current[e + 1]) / 16)
                     let b = clamp(Int(p[i * 4 + 2]) + Int(current[e + 2]) / 16)
                     let index = lookup.nearest(r, g, b)
                     out[y * rw + x] = index
                     let c = Int(index) * 3
-                    let er = Int32(cap((r - Int(pal[c])) * 14)), eg = Int32(cap((g - Int(pal[c + 1])) * 14)), eb = Int32(cap((b - Int(pal[c + 2])) * 14))
+                    let er = damped(r - Int(pal[c])), eg = damped(g - Int(pal[c + 1])), eb = damped(b - Int(pal[c + 2]))
                     let ahead = leftToRight ? e + 3 : e - 3
                     let behind = leftToRight ? e - 3 : e + 3
                     if sierra {
@@ -142,7 +140,15 @@ public struct Ditherer {
 }
 
 @inline(__always) private func clamp(_ v: Int) -> Int { v < 0 ? 0 : (v > 255 ? 255 : v) }
-@inline(__always) private func cap(_ v: Int) -> Int { v < -512 ? -512 : (v > 512 ? 512 : v) }
+/// The error passed on, in 1/16ths: errors of a few levels are dropped (the palette is already
+/// close; diffusing them only sprinkles noise over flat areas, which costs bytes and crawls from
+/// frame to frame), the rest is damped to 3/4 and capped. Measured on a 720p test clip: smaller
+/// GIFs and a higher SSIM than full-strength diffusion.
+@inline(__always) private func damped(_ error: Int) -> Int32 {
+    if error >= -4 && error <= 4 { return 0 }
+    let v = error * 12
+    return Int32(v < -512 ? -512 : (v > 512 ? 512 : v))
+}
 
 /// A rectangle of pixels.
 public struct PixelRect: Sendable, Equatable {
@@ -154,56 +160,49 @@ public struct PixelRect: Sendable, Equatable {
 }
 
 /// Nearest palette colour, memoised on 6 bits per channel: error diffusion asks for the same
-/// colours again and again, and a full scan of 256 entries per pixel would dominate the encode.
+/// colours again and again. Bins that hold a palette colour check for an exact hit first, so a
+/// colour that is in the palette always maps to itself (lossless when the colours fit).
 struct NearestColorLookup {
-    private let palette: [Int]
+    private let search: PaletteSearch
     private var cache: [UInt16]
-    private let exact: [Int: UInt8]
+    /// Open-addressed set of the palette's colours (key + 1, 0 = empty) and their indices.
+    private var exactKeys = [UInt32](repeating: 0, count: 1024)
+    private var exactIndex = [UInt8](repeating: 0, count: 1024)
+    private static let hasExact: UInt16 = 0x200, known: UInt16 = 0x100
 
     init(palette: Palette) {
-        self.palette = palette.rgb.map(Int.init)
+        search = PaletteSearch(palette: palette)
         cache = [UInt16](repeating: 0, count: 1 << 18)
-        var exact: [Int: UInt8] = [:]
         for i in stride(from: palette.count - 1, through: 0, by: -1) {
             let c = palette.color(i)
-            exact[Int(c.r) << 16 | Int(c.g) << 8 | Int(c.b)] = UInt8(i)
+            let key = UInt32(c.r) << 16 | UInt32(c.g) << 8 | UInt32(c.b)
+            var slot = Int((key &* 2654435761) >> 22)
+            while exactKeys[slot] != 0 && exactKeys[slot] != key + 1 { slot = (slot + 1) & 1023 }
+            exactKeys[slot] = key + 1
+            exactIndex[slot] = UInt8(i)
+            cache[Self.bin(Int(c.r), Int(c.g), Int(c.b))] = Self.hasExact
         }
-        self.exact = palette.count <= 256 ? exact : [:]
     }
+
+    @inline(__always) private static func bin(_ r: Int, _ g: Int, _ b: Int) -> Int { (r >> 2) << 12 | (g >> 2) << 6 | (b >> 2) }
 
     @inline(__always)
     mutating func nearest(_ r: Int, _ g: Int, _ b: Int) -> UInt8 {
-        let key = (r >> 2) << 12 | (g >> 2) << 6 | (b >> 2)
-        let cached = cache[key]
-        if cached != 0 {
-            let index = Int(cached & 0xFF)
-            // Bins holding an exact palette colour are marked so exact colours always map to themselves.
-            if cached & 0x200 == 0 { return UInt8(index) }
+        let key = Self.bin(r, g, b)
+        var cached = cache[key]
+        if cached & Self.hasExact != 0 {
+            let colorKey = UInt32(r << 16 | g << 8 | b)
+            var slot = Int((colorKey &* 2654435761) >> 22)
+            while exactKeys[slot] != 0 {
+                if exactKeys[slot] == colorKey + 1 { return exactIndex[slot] }
+                slot = (slot + 1) & 1023
+            }
         }
-        if let hit = exact[r << 16 | g << 8 | b] { return hit }
-        if cached != 0 { return UInt8(cached & 0xFF) }
-        let index = search((r & ~3) + 2, (g & ~3) + 2, (b & ~3) + 2)
-        let binHasExact = exactInBin(key)
-        cache[key] = 0x100 | UInt16(index) | (binHasExact ? 0x200 : 0)
-        return UInt8(index)
-    }
-
-    private func exactInBin(_ key: Int) -> Bool {
-        var i = 0
-        while i < palette.count {
-            if (palette[i] >> 2) << 12 | (palette[i + 1] >> 2) << 6 | (palette[i + 2] >> 2) == key { return true }
-            i += 3
+        if cached & Self.known == 0 {
+            let index = search.nearest((r & ~3) + 2, (g & ~3) + 2, (b & ~3) + 2)
+            cached |= Self.known | UInt16(index)
+            cache[key] = cached
         }
-        return false
-    }
-
-    private func search(_ r: Int, _ g: Int, _ b: Int) -> Int {
-        var best = 0, bestDistance = Int.max, i = 0
-        while i < palette.count {
-            let d = Palette.distance(r, g, b, palette[i], palette[i + 1], palette[i + 2])
-            if d < bestDistance { bestDistance = d; best = i / 3 }
-            i += 3
-        }
-        return best
+        return UInt8(cached & 0xFF)
     }
 }

@@ -93,14 +93,10 @@ public struct Quantizer: Sendable {
 
     /// One k-means pass over the bins.
     private func refine(_ centers: [Center], bins: [ColorHistogram.Bin]) -> [Center] {
+        let search = PaletteSearch(colors: centers.map { (Int($0.0.rounded()), Int($0.1.rounded()), Int($0.2.rounded())) })
         var sums = [(Double, Double, Double, Double)](repeating: (0, 0, 0, 0), count: centers.count)
         for bin in bins {
-            var best = 0, bestDistance = Double.infinity
-            for (j, c) in centers.enumerated() {
-                let dr = bin.r - c.0, dg = bin.g - c.1, db = bin.b - c.2
-                let d = 3 * dr * dr + 4 * dg * dg + 2 * db * db
-                if d < bestDistance { bestDistance = d; best = j }
-            }
+            let best = search.nearest(Int(bin.r.rounded()), Int(bin.g.rounded()), Int(bin.b.rounded()))
             let w = Double(bin.count)
             sums[best].0 += bin.r * w; sums[best].1 += bin.g * w; sums[best].2 += bin.b * w; sums[best].3 += w
         }

@@ -11,15 +11,16 @@ final class Scaler {
 
     deinit { sws_freeContext(context) }
 
-    /// `frame` scaled to `width` x `height` RGBA. Lanczos when shrinking keeps detail that
-    /// the GIF quantiser would otherwise alias.
+    /// `frame` scaled to `width` x `height` RGBA. Bicubic with accurate rounding: measured
+    /// against Lanczos and full chroma interpolation, it gave GIFs closer to the source (SSIM)
+    /// and smaller, since it rings less.
     func rgba(from frame: UnsafePointer<AVFrame>, width: Int, height: Int) throws -> RGBAImage {
         let f = frame.pointee
         let srcFormat = AVPixelFormat(rawValue: f.format)
         let newKey = Key(width: f.width, height: f.height, format: f.format, outWidth: Int32(width), outHeight: Int32(height),
                          space: Int32(f.colorspace.rawValue), range: Int32(f.color_range.rawValue))
         if context == nil || key != newKey {
-            let flags = SWS_LANCZOS | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT
+            let flags = SWS_BICUBIC | SWS_ACCURATE_RND
             context = sws_getCachedContext(context, f.width, f.height, srcFormat,
                                            Int32(width), Int32(height), AV_PIX_FMT_RGBA, flags, nil, nil, nil)
             guard let context else {
