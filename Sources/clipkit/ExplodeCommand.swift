@@ -12,10 +12,10 @@ struct ExplodeCommand: ParsableCommand {
         delay 0 merged into the next frame); videos give their upright frames. Files are \
         frame_0000.png, frame_0001.png, ... at canvas size, with frames.json beside them.
         Examples:
-          clipkit explode anim.gif                writes ./anim.frames/
+          clipkit explode anim.gif                 writes ./anim.frames/
           clipkit explode anim.gif --frames 0,5-9 -o picked
-          clipkit explode clip.mp4 --fps 10       samples the video at 10 frames per second
-          clipkit explode a.gif b.gif -o out/     writes out/a.frames/ and out/b.frames/
+          clipkit explode clip.mp4 --fps 10        a video sampled at 10 fps
+          clipkit explode a.gif b.gif -o out/      out/a.frames/ and out/b.frames/
         Damaged GIFs are decoded as far as browsers would, with a warning on stderr (exit 0).
         """
     )
