@@ -15,21 +15,31 @@ struct GIFCommand: ParsableCommand {
         count N, which browsers play N+1 times in all; --no-loop writes no loop extension, so \
         the GIF plays once (as ffmpeg's -loop -1 and gifsicle's --no-loopcount).
 
+        Inputs are videos (each gives its own GIF), or PNG frames assembled into one GIF \
+        (--delay or --fps sets their timing), or the frames.json of an exploded directory, \
+        which rebuilds the GIF with its delays, loop count and canvas. Frames with at most 255 \
+        colours (plus transparency) are written losslessly.
+
         Examples:
           clipkit gif in.mov                         writes ./in.gif, 10 fps, at most 480 px wide
           clipkit gif in.mp4 --fps 15 --width 320 --start 2 --duration 3 -o clip.gif
           clipkit gif a.mp4 b.mov -o gifs/
+          clipkit gif f1.png f2.png f3.png --delay 20 -o anim.gif
+          clipkit gif anim.frames/frames.json -o rebuilt.gif
         """
     )
 
-    @Argument(help: "Video files.")
+    @Argument(help: "Video files, PNG frames, or one frames.json.")
     var inputs: [String]
 
     @Option(name: .shortAndLong, help: "Output file (one input) or directory (ends with /, or exists).")
     var output: String?
 
-    @Option(help: "Frames per second, chosen by timestamp (at most 50).")
-    var fps: Double = 10
+    @Option(help: "Frames per second, chosen by timestamp (at most 50). Default 10.")
+    var fps: Double?
+
+    @Option(help: ArgumentHelp("Delay of each PNG frame in centiseconds (PNG input only).", valueName: "cs"))
+    var delay: Int?
 
     @Option(help: ArgumentHelp("Bounding box WxH keeping aspect, or 0 for the source size.", valueName: "WxH"))
     var size: String?
@@ -75,7 +85,7 @@ struct GIFCommand: ParsableCommand {
 
     func makeOptions() throws -> GIFOptions {
         var options = GIFOptions()
-        options.fps = fps
+        options.fps = fps ?? 10
         options.size = try FrameSize.from(size: size, width: width, height: height, fallback: .width(480))
         if let start { options.start = try ClipTime.seconds(start, option: "--start") }
         if duration != nil && end != nil {
@@ -107,24 +117,86 @@ struct GIFCommand: ParsableCommand {
         return options
     }
 
+    /// What the inputs are: videos converted one by one, or frames assembled into one GIF.
+    enum Job {
+        case videos
+        case images([URL])
+        case manifest(URL)
+    }
+
+    func job() throws -> Job {
+        let urls = inputs.map { URL(fileURLWithPath: $0) }
+        let pngs = urls.filter { $0.pathExtension.lowercased() == "png" }
+        if inputs.count == 1, urls[0].pathExtension.lowercased() == "json" {
+            return .manifest(urls[0])
+        }
+        if !pngs.isEmpty {
+            guard pngs.count == urls.count else {
+                throw ClipKitError.invalidOption(name: "inputs", reason: "PNG frames cannot be mixed with videos")
+            }
+            return .images(urls)
+        }
+        if delay != nil {
+            throw ClipKitError.invalidOption(name: "--delay", reason: "is for PNG frames; videos take their timing from --fps")
+        }
+        return .videos
+    }
+
     func run() throws {
         var options = GIFOptions()
+        var job = Job.videos
         try InputRunner.validate {
             options = try makeOptions()
+            job = try self.job()
+            if let delay, !(2...65535).contains(delay) {
+                throw ClipKitError.invalidOption(name: "--delay", reason: "must be 2 to 65535 centiseconds (browsers play shorter delays as 10)")
+            }
+            if delay != nil && fps != nil {
+                throw ClipKitError.invalidOption(name: "--delay", reason: "give --delay or --fps, not both")
+            }
             try OutputPlan.prepare(output: output)
+            let count: Int
+            if case .videos = job { count = inputs.count } else { count = 1 }
             for input in inputs {
-                _ = try OutputPlan.destination(for: URL(fileURLWithPath: input), output: output, extension: "gif", inputCount: inputs.count)
+                _ = try OutputPlan.destination(for: URL(fileURLWithPath: input), output: output, extension: "gif", inputCount: count)
             }
         }
         let inputURLs = inputs.map { URL(fileURLWithPath: $0) }
         let reporter = ProgressReporter(enabled: !quiet)
-        try InputRunner.run(inputs) { input in
-            let destination = try OutputPlan.destination(for: input, output: output, extension: "gif", inputCount: inputs.count)
-            try OutputPlan.checkNotInput(destination, inputs: inputURLs)
-            let started = Date()
-            let converter = GIFConverter(options: options, progress: reporter.callback(for: input.lastPathComponent))
-            let result = try converter.convert(video: input, to: destination)
-            reporter.finish(result, seconds: Date().timeIntervalSince(started))
+        switch job {
+        case .videos:
+            try InputRunner.run(inputs) { input in
+                let destination = try OutputPlan.destination(for: input, output: output, extension: "gif", inputCount: inputs.count)
+                try OutputPlan.checkNotInput(destination, inputs: inputURLs)
+                let started = Date()
+                let converter = GIFConverter(options: options, progress: reporter.callback(for: input.lastPathComponent))
+                let result = try converter.convert(video: input, to: destination)
+                reporter.finish(result, seconds: Date().timeIntervalSince(started))
+            }
+        case .images(let images):
+            try InputRunner.run([inputs[0]]) { first in
+                let destination = try OutputPlan.destination(for: first, output: output, extension: "gif", inputCount: 1)
+                try OutputPlan.checkNotInput(destination, inputs: inputURLs)
+                let started = Date()
+                // Without --delay, frame i is shown at i/fps, rounded cumulatively like video frames.
+                let fps = options.fps
+                let delays = delay.map { Array(repeating: $0, count: images.count) }
+                    ?? Delays.centiseconds(times: images.indices.map { Double($0) / fps }, duration: Double(images.count) / fps)
+                let converter = GIFConverter(options: options, progress: reporter.callback(for: first.lastPathComponent))
+                let result = try converter.convert(images: images, delays: delays, to: destination)
+                reporter.finish(result, seconds: Date().timeIntervalSince(started))
+            }
+        case .manifest(let manifest):
+            try InputRunner.run([inputs[0]]) { input in
+                // DIR/frames.json becomes DIR.gif (anim.frames/ -> anim.frames.gif), never the original's name.
+                let name = URL(fileURLWithPath: manifest.deletingLastPathComponent().path)
+                let destination = try OutputPlan.destination(for: name.appendingPathExtension("x"), output: output, extension: "gif", inputCount: 1)
+                try OutputPlan.checkNotInput(destination, inputs: inputURLs)
+                let started = Date()
+                let converter = GIFConverter(options: options, progress: reporter.callback(for: input.lastPathComponent))
+                let result = try converter.convert(manifest: manifest, to: destination, keepLoopCount: loop == nil && !noLoop)
+                reporter.finish(result, seconds: Date().timeIntervalSince(started))
+            }
         }
     }
 }

@@ -10,6 +10,7 @@ public enum PNGReader {
         var png = png_image()
         png.version = png_uint_32(ck_png_image_version())
         guard png_image_begin_read_from_file(&png, url.path) != 0 else {
+            if !FileManager.default.fileExists(atPath: url.path) { throw ClipKitError.fileNotFound(path: url.path) }
             throw ClipKitError.notMedia(path: url.path, reason: "not a PNG: \(message(&png))")
         }
         defer { png_image_free(&png) }
@@ -26,6 +27,18 @@ public enum PNGReader {
             throw ClipKitError.corrupt(path: url.path, reason: "PNG data: \(message(&png))")
         }
         return RGBAImage(width: width, height: height, pixels: pixels)
+    }
+
+    /// The width and height from the PNG header, without decoding pixels.
+    public static func size(of url: URL) throws -> (Int, Int) {
+        var png = png_image()
+        png.version = png_uint_32(ck_png_image_version())
+        guard png_image_begin_read_from_file(&png, url.path) != 0 else {
+            if !FileManager.default.fileExists(atPath: url.path) { throw ClipKitError.fileNotFound(path: url.path) }
+            throw ClipKitError.notMedia(path: url.path, reason: "not a PNG: \(message(&png))")
+        }
+        defer { png_image_free(&png) }
+        return (Int(png.width), Int(png.height))
     }
 
     private static func message(_ png: inout png_image) -> String {

@@ -56,6 +56,24 @@ public struct GIFConverter: Sendable {
                                     transparentFrames: hasTransparency, to: destination)
     }
 
+    /// Rebuilds a GIF from an exploded directory's `frames.json`: its frames, delays and
+    /// canvas, and its loop count unless `keepLoopCount` is false (then `options.loopCount`).
+    public func convert(manifest url: URL, to destination: URL, keepLoopCount: Bool = true) throws -> GIFResult {
+        let manifest = try FramesManifest.read(from: url)
+        let directory = url.deletingLastPathComponent()
+        var converter = self
+        if keepLoopCount { converter.options.loopCount = manifest.loopCount }
+        converter.options.size = .original
+        let images = manifest.frames.map { directory.appendingPathComponent($0.file) }
+        for image in images {
+            let size = try PNGReader.size(of: image)
+            if size != (manifest.canvas.width, manifest.canvas.height) {
+                throw ClipKitError.corrupt(path: image.path, reason: "is \(size.0)x\(size.1) but the manifest's canvas is \(manifest.canvas.width)x\(manifest.canvas.height)")
+            }
+        }
+        return try converter.convert(images: images, delays: manifest.frames.map(\.delayCs), to: destination)
+    }
+
     // MARK: - Sources
 
     /// A running source: frames in a bounded queue, the output duration once they are all read.

@@ -1,0 +1,48 @@
+// Runs the built clipkit binary in a directory and captures its exit status and output.
+import Foundation
+
+enum CLI {
+    /// The clipkit executable in the products directory, beside the test bundle.
+    static let binary: URL = {
+        var directory = Bundle.main.bundleURL
+        for _ in 0..<4 where !FileManager.default.fileExists(atPath: directory.appendingPathComponent("clipkit").path) {
+            directory.deleteLastPathComponent()
+        }
+        return directory.appendingPathComponent("clipkit")
+    }()
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var stderrLines: [Substring] { stderr.split(separator: "\n") }
+    }
+
+    @discardableResult
+    static func run(_ arguments: [String], in directory: URL) throws -> Result {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Read both pipes to the end before waiting, so a chatty child cannot block on a full pipe.
+        nonisolated(unsafe) var out = Data()
+        let reader = Thread { out = output.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !reader.isFinished { Thread.sleep(forTimeInterval: 0.001) }
+        return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+                      stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    /// Every file name under `directory`, sorted, hidden ones included.
+    static func files(in directory: URL) -> [String] {
+        let names = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String } ?? []
+        return names.sorted()
+    }
+}

@@ -1,0 +1,95 @@
+// `clipkit gif` as a user runs it: defaults, options, refusals, PNG assembly and manifest round trips.
+import Foundation
+import Testing
+@testable import ClipKit
+
+@Suite struct GIFCommandTests {
+    @Test func defaultsLoopForeverAtTenFPS() throws {
+        let dir = Fixture.scratchDirectory()
+        let result = try CLI.run(["gif", Fixture.url("video/counter.mp4").path], in: dir)
+        #expect(result.status == 0, "\(result.stderr)")
+        // Not a terminal: one summary line.
+        #expect(result.stderrLines.count == 1 && result.stderr.contains("40 frames"))
+        let gif = try GIFDecoder(url: dir.appendingPathComponent("counter.gif"))
+        #expect(gif.canvasWidth == 160)
+        #expect(try gif.remainingDelays() == Array(repeating: 10, count: 40))
+        #expect(gif.loopCount == 0)
+
+        let quiet = try CLI.run(["gif", Fixture.url("video/vfr.mkv").path, "--no-loop", "-q", "-o", "once.gif"], in: dir)
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty)
+        #expect(try loopCount(dir.appendingPathComponent("once.gif")) == nil)
+        _ = try CLI.run(["gif", Fixture.url("video/vfr.mkv").path, "--loop", "2", "-q", "-o", "twice.gif"], in: dir)
+        #expect(try loopCount(dir.appendingPathComponent("twice.gif")) == 2)
+    }
+
+    func loopCount(_ url: URL) throws -> Int? {
+        let decoder = try GIFDecoder(url: url)
+        _ = try decoder.remainingDelays()
+        return decoder.loopCount
+    }
+
+    @Test func refusesBadValuesWithClearMessages() throws {
+        let dir = Fixture.scratchDirectory()
+        let counter = Fixture.url("video/counter.mp4").path
+        for (arguments, needle) in [(["--fps", "0"], "--fps"), (["--fps", "60"], "at most 50"), (["--fps", "-3"], "--fps"),
+                                    (["--colors", "1"], "--colors"), (["--dither", "fancy"], "--dither"),
+                                    (["--loop", "2", "--no-loop"], "--no-loop"), (["--start", "abc"], "--start"),
+                                    (["--duration", "1", "--end", "2"], "--duration"), (["--delay", "5"], "--delay")] {
+            let result = try CLI.run(["gif", counter] + arguments, in: dir)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderr.contains(needle), "\(arguments): \(result.stderr)")
+        }
+        let late = try CLI.run(["gif", counter, "--start", "9"], in: dir)
+        #expect(late.status == 1)
+        #expect(late.stderr.contains("duration 4.000s"))
+        let selfOverwrite = try CLI.run(["gif", dir.appendingPathComponent("x.gif").path, "-o", dir.appendingPathComponent("x.gif").path], in: dir)
+        #expect(selfOverwrite.status == 1)
+        #expect(CLI.files(in: dir).isEmpty, "no partial or temp files")
+    }
+
+    @Test func sameInputSameBytes() throws {
+        let dir = Fixture.scratchDirectory()
+        _ = try CLI.run(["gif", Fixture.url("video/motion.mp4").path, "--fps", "5", "-o", "a.gif"], in: dir)
+        _ = try CLI.run(["gif", Fixture.url("video/motion.mp4").path, "--fps", "5", "-o", "b.gif"], in: dir)
+        #expect(try Data(contentsOf: dir.appendingPathComponent("a.gif")) == Data(contentsOf: dir.appendingPathComponent("b.gif")))
+    }
+
+    @Test func explodeAndRebuildRoundTrips() throws {
+        let dir = Fixture.scratchDirectory()
+        for name in ["animated_transparent_frame_restoreprev_loop", "animated_loop_variable_delay", "animated_noloop"] {
+            let source = Fixture.url("gif-test-suite/gifs/\(name).gif").path
+            #expect(try CLI.run(["explode", source, "-o", "a-\(name)"], in: dir).status == 0)
+            let rebuilt = try CLI.run(["gif", "a-\(name)/frames.json", "-o", "\(name).gif", "-q"], in: dir)
+            #expect(rebuilt.status == 0, "\(rebuilt.stderr)")
+            #expect(try CLI.run(["explode", "\(name).gif", "-o", "b-\(name)"], in: dir).status == 0)
+            let a = try FramesManifest.read(from: dir.appendingPathComponent("a-\(name)/frames.json"))
+            let b = try FramesManifest.read(from: dir.appendingPathComponent("b-\(name)/frames.json"))
+            #expect(a.loopCount == b.loopCount && a.canvas == b.canvas)
+            #expect(a.frames.map(\.delayCs) == b.frames.map(\.delayCs))
+            for (x, y) in zip(a.frames, b.frames) {
+                let before = try PNGReader.read(dir.appendingPathComponent("a-\(name)/\(x.file)"))
+                let after = try PNGReader.read(dir.appendingPathComponent("b-\(name)/\(y.file)"))
+                #expect(before == after, "\(name) \(x.file)")
+            }
+        }
+    }
+
+    @Test func assemblesPNGFrames() throws {
+        let dir = Fixture.scratchDirectory()
+        var names: [String] = []
+        for i in 0..<3 {
+            var image = RGBAImage(width: 8, height: 4)
+            for p in 0..<32 { image.pixels.replaceSubrange(p * 4..<p * 4 + 4, with: [UInt8(i * 80), UInt8(p * 8), 50, 255]) }
+            try PNGWriter.write(image, to: dir.appendingPathComponent("f\(i).png"))
+            names.append("f\(i).png")
+        }
+        let byDelay = try CLI.run(["gif"] + names + ["--delay", "25", "-o", "d.gif"], in: dir)
+        #expect(byDelay.status == 0, "\(byDelay.stderr)")
+        #expect(try GIFDecoder(url: dir.appendingPathComponent("d.gif")).remainingDelays() == [25, 25, 25])
+        let byFPS = try CLI.run(["gif"] + names + ["--fps", "30", "-o", "f.gif"], in: dir)
+        #expect(byFPS.status == 0)
+        #expect(try GIFDecoder(url: dir.appendingPathComponent("f.gif")).remainingDelays() == [3, 4, 3])
+        let mixed = try CLI.run(["gif", "f0.png", Fixture.url("video/counter.mp4").path], in: dir)
+        #expect(mixed.status == 2)
+    }
+}

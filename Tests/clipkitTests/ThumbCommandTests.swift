@@ -1,0 +1,63 @@
+// `clipkit thumb` as a user runs it: output names, batches, exit codes, one-line errors, no stray files.
+import Foundation
+import Testing
+@testable import ClipKit
+
+@Suite struct ThumbCommandTests {
+    @Test func writesBesideTheCurrentDirectoryAndIntoDirectories() throws {
+        let dir = Fixture.scratchDirectory()
+        let single = try CLI.run(["thumb", Fixture.url("video/rotated90.mov").path], in: dir)
+        #expect(single.status == 0, "\(single.stderr)")
+        let image = try PNGReader.read(dir.appendingPathComponent("rotated90.png"))
+        #expect(image.width == 240 && image.height == 320)
+
+        let batch = try CLI.run(["thumb", Fixture.url("video/counter.mp4").path, Fixture.url("video/vp9.webm").path,
+                                 "-o", "previews/", "--width", "80"], in: dir)
+        #expect(batch.status == 0)
+        #expect(CLI.files(in: dir.appendingPathComponent("previews")) == ["counter.png", "vp9.png"])
+        #expect(try PNGReader.read(dir.appendingPathComponent("previews/counter.png")).width == 80)
+
+        let named = try CLI.run(["thumb", Fixture.url("video/counter.mp4").path, "--at", "00:00:02.5", "-o", "poster.png"], in: dir)
+        #expect(named.status == 0)
+        let poster = try PNGReader.read(dir.appendingPathComponent("poster.png"))
+        #expect(abs(Int(poster.pixel(x: 5, y: 5).r) - (8 + 16 * (75 % 16))) <= 6)
+    }
+
+    @Test func badInputsFailAloneWithOneLine() throws {
+        let dir = Fixture.scratchDirectory()
+        let bad = ["audio_only.m4a", "not_video.mp4", "truncated.mp4", "missing.mp4"].map { Fixture.url("video/\($0)").path }
+        let result = try CLI.run(["thumb"] + bad + [Fixture.url("video/counter.mp4").path, "-o", "out/"], in: dir)
+        #expect(result.status == 1)
+        #expect(result.stderrLines.count == 4)
+        #expect(result.stderrLines.allSatisfy { $0.hasPrefix("clipkit: /") })
+        #expect(result.stderr.contains("audio_only.m4a: no video stream"))
+        #expect(result.stderr.contains("missing.mp4: no such file"))
+        #expect(CLI.files(in: dir.appendingPathComponent("out")) == ["counter.png"], "only the good input, no temp files")
+
+        let directory = try CLI.run(["thumb", Fixture.url("video").path], in: dir)
+        #expect(directory.status == 1 && directory.stderr.contains("is a directory"))
+    }
+
+    @Test func unwritableOutputsLeaveNothing() throws {
+        let dir = Fixture.scratchDirectory()
+        try Data("x".utf8).write(to: dir.appendingPathComponent("afile"))
+        let underFile = try CLI.run(["thumb", Fixture.url("video/counter.mp4").path, "-o", "afile/t.png"], in: dir)
+        #expect(underFile.status == 1)
+        #expect(underFile.stderrLines.count == 1)
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("sub.png"), withIntermediateDirectories: true)
+        let onDirectory = try CLI.run(["thumb", Fixture.url("video/counter.mp4").path, "-o", "sub.png/"], in: dir)
+        #expect(onDirectory.status == 0, "a directory target takes NAME.png inside it")
+        #expect(CLI.files(in: dir) == ["afile", "sub.png", "sub.png/counter.png"])
+    }
+
+    @Test func usageErrorsExitTwo() throws {
+        let dir = Fixture.scratchDirectory()
+        for arguments in [["--size", "abc"], ["--at", "1:2:3:4"], ["--at", "150%"], ["--width", "0"], ["--width", "10", "--height", "10"], ["--bogus"]] {
+            let result = try CLI.run(["thumb", Fixture.url("video/counter.mp4").path] + arguments, in: dir)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+        }
+        let two = try CLI.run(["thumb", Fixture.url("video/counter.mp4").path, Fixture.url("video/vp9.webm").path, "-o", "one.png"], in: dir)
+        #expect(two.status == 2)
+        #expect(CLI.files(in: dir).isEmpty)
+    }
+}
