@@ -38,8 +38,9 @@ test: deps
 # The main job on a bundled clip.
 demo: build
 	@mkdir -p out
+	$(BIN) gif Fixtures/video/motion.mp4 -o out/demo.gif
 	$(BIN) thumb Fixtures/video/rotated90.mov -o out/demo.png
-	@echo "demo: wrote out/demo.png"
+	@echo "demo: wrote out/demo.gif (GIF of Fixtures/video/motion.mp4) and out/demo.png (upright thumbnail of a rotated clip)"
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -21,7 +21,7 @@ struct GIFCommand: ParsableCommand {
         colours (plus transparency) are written losslessly.
 
         Examples:
-          clipkit gif in.mov                         writes ./in.gif, 10 fps, at most 480 px wide
+          clipkit gif in.mov              ./in.gif, 10 fps, at most 480 px wide
           clipkit gif in.mp4 --fps 15 --width 320 --start 2 --duration 3 -o clip.gif
           clipkit gif a.mp4 b.mov -o gifs/
           clipkit gif f1.png f2.png f3.png --delay 20 -o anim.gif
@@ -65,7 +65,7 @@ struct GIFCommand: ParsableCommand {
     @Option(help: "Colours per palette, 2 to 256.")
     var colors: Int = 256
 
-    @Option(help: ArgumentHelp("Dithering: floyd-steinberg (default), sierra, bayer (ordered, smaller files, no crawling), none.", valueName: "mode"))
+    @Option(help: ArgumentHelp("Dithering: floyd-steinberg, sierra, bayer (ordered, smaller files, no crawling) or none.", valueName: "mode"))
     var dither: String = DitherMethod.floydSteinberg.rawValue
 
     @Option(help: ArgumentHelp("per-frame (each frame its own best colours) or global (one palette for the clip).", valueName: "kind"))
