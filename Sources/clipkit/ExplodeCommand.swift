@@ -32,14 +32,14 @@ struct ExplodeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Sample a video at this many frames per second (default: every frame). Not for GIFs.", valueName: "F"))
     var fps: Double?
 
-    @Flag(help: "Replace an existing, non-empty output directory written by an earlier explode.")
-    var force = false
-
     @Option(help: ArgumentHelp("Largest canvas or frame accepted, in pixels.", valueName: "N"))
     var maxPixels: Int = 100_000_000
 
+    @OptionGroup var batch: BatchOptions
+
     func run() throws {
-        var options = ExplodeOptions(fps: fps, force: force, maxPixels: maxPixels)
+        // --force redoes up-to-date outputs and may replace an earlier explode's directory.
+        var options = ExplodeOptions(fps: fps, force: batch.force, maxPixels: maxPixels)
         try InputRunner.validate {
             if let frames { options.frames = try FrameSelection(parsing: frames) }
             if let fps, !(fps > 0 && fps.isFinite) {
@@ -48,12 +48,19 @@ struct ExplodeCommand: ParsableCommand {
             guard maxPixels > 0 else { throw ClipKitError.invalidOption(name: "--max-pixels", reason: "must be at least 1") }
         }
         let exploder = Exploder(options: options)
-        try InputRunner.run(inputs) { input in
-            let directory = Exploder.directory(for: input, output: output, inputCount: inputs.count)
-            let result = try exploder.explode(input, into: directory)
-            for warning in result.warnings {
-                FileHandle.standardError.write(Data("clipkit: warning: \(input.path): \(warning)\n".utf8))
+        let runner = InputRunner(batch: batch, outputExtension: nil,
+                                 fingerprint: "explode 1 frames=\(frames ?? "all") fps=\(fps.map { "\($0)" } ?? "all") max=\(maxPixels)")
+        let quiet = batch.quiet
+        try runner.run(inputs, output: output) { input, directory in
+            let result = try exploder.explode(input.url, into: directory)
+            if !quiet {
+                for warning in result.warnings {
+                    FileHandle.standardError.write(Data("clipkit: warning: \(input.url.path): \(warning)\n".utf8))
+                }
             }
+            let manifest = result.manifest
+            return Report(input: input.url.path, outputs: [result.directory.path], status: .ok, frames: manifest.frames.count,
+                          durationMs: manifest.durationMs, width: manifest.canvas.width, height: manifest.canvas.height)
         }
     }
 }

@@ -80,8 +80,7 @@ struct GIFCommand: ParsableCommand {
     @Flag(help: "Write no loop extension: the GIF plays once.")
     var noLoop = false
 
-    @Flag(name: .shortAndLong, help: "Print no progress or summary.")
-    var quiet = false
+    @OptionGroup var batch: BatchOptions
 
     func makeOptions() throws -> GIFOptions {
         var options = GIFOptions()
@@ -143,10 +142,10 @@ struct GIFCommand: ParsableCommand {
     }
 
     func run() throws {
-        var options = GIFOptions()
+        var parsed = GIFOptions()
         var job = Job.videos
         try InputRunner.validate {
-            options = try makeOptions()
+            parsed = try makeOptions()
             job = try self.job()
             if let delay, !(2...65535).contains(delay) {
                 throw ClipKitError.invalidOption(name: "--delay", reason: "must be 2 to 65535 centiseconds (browsers play shorter delays as 10)")
@@ -154,49 +153,61 @@ struct GIFCommand: ParsableCommand {
             if delay != nil && fps != nil {
                 throw ClipKitError.invalidOption(name: "--delay", reason: "give --delay or --fps, not both")
             }
-            try OutputPlan.prepare(output: output)
-            let count: Int
-            if case .videos = job { count = inputs.count } else { count = 1 }
-            for input in inputs {
-                _ = try OutputPlan.destination(for: URL(fileURLWithPath: input), output: output, extension: "gif", inputCount: count)
-            }
         }
-        let inputURLs = inputs.map { URL(fileURLWithPath: $0) }
-        let reporter = ProgressReporter(enabled: !quiet)
+        let options = parsed
+        // Progress bars only make sense one file at a time.
+        let reporter = ProgressReporter(enabled: !batch.quiet && !batch.json, live: (batch.jobs ?? 1) == 1 || inputs.count == 1)
         switch job {
         case .videos:
-            try InputRunner.run(inputs) { input in
-                let destination = try OutputPlan.destination(for: input, output: output, extension: "gif", inputCount: inputs.count)
-                try OutputPlan.checkNotInput(destination, inputs: inputURLs)
+            let runner = InputRunner(batch: batch, outputExtension: "gif", fingerprint: "gif 1 \(options)")
+            try runner.run(inputs, output: output) { input, destination in
                 let started = Date()
-                let converter = GIFConverter(options: options, progress: reporter.callback(for: input.lastPathComponent))
-                let result = try converter.convert(video: input, to: destination)
+                let converter = GIFConverter(options: options, progress: reporter.callback(for: input.url.lastPathComponent))
+                let result = try converter.convert(video: input.url, to: destination)
                 reporter.finish(result, seconds: Date().timeIntervalSince(started))
+                return Report(result)
             }
         case .images(let images):
-            try InputRunner.run([inputs[0]]) { first in
-                let destination = try OutputPlan.destination(for: first, output: output, extension: "gif", inputCount: 1)
-                try OutputPlan.checkNotInput(destination, inputs: inputURLs)
-                let started = Date()
-                // Without --delay, frame i is shown at i/fps, rounded cumulatively like video frames.
-                let fps = options.fps
-                let delays = delay.map { Array(repeating: $0, count: images.count) }
-                    ?? Delays.centiseconds(times: images.indices.map { Double($0) / fps }, duration: Double(images.count) / fps)
-                let converter = GIFConverter(options: options, progress: reporter.callback(for: first.lastPathComponent))
-                let result = try converter.convert(images: images, delays: delays, to: destination)
-                reporter.finish(result, seconds: Date().timeIntervalSince(started))
+            let fps = options.fps
+            // Without --delay, frame i is shown at i/fps, rounded cumulatively like video frames.
+            let delays = delay.map { Array(repeating: $0, count: images.count) }
+                ?? Delays.centiseconds(times: images.indices.map { Double($0) / fps }, duration: Double(images.count) / fps)
+            try runSingle(named: images[0], inputs: images) { destination in
+                try GIFConverter(options: options).convert(images: images, delays: delays, to: destination)
             }
         case .manifest(let manifest):
-            try InputRunner.run([inputs[0]]) { input in
-                // DIR/frames.json becomes DIR.gif (anim.frames/ -> anim.frames.gif), never the original's name.
-                let name = URL(fileURLWithPath: manifest.deletingLastPathComponent().path)
-                let destination = try OutputPlan.destination(for: name.appendingPathExtension("x"), output: output, extension: "gif", inputCount: 1)
-                try OutputPlan.checkNotInput(destination, inputs: inputURLs)
-                let started = Date()
-                let converter = GIFConverter(options: options, progress: reporter.callback(for: input.lastPathComponent))
-                let result = try converter.convert(manifest: manifest, to: destination, keepLoopCount: loop == nil && !noLoop)
-                reporter.finish(result, seconds: Date().timeIntervalSince(started))
+            // DIR/frames.json becomes DIR.gif (anim.frames/ -> anim.frames.gif), never the original's name.
+            let name = manifest.deletingLastPathComponent().appendingPathExtension("json")
+            let keepLoop = loop == nil && !noLoop
+            try runSingle(named: name, inputs: [manifest]) { destination in
+                try GIFConverter(options: options).convert(manifest: manifest, to: destination, keepLoopCount: keepLoop)
             }
         }
+    }
+
+    /// One GIF from several files (PNG frames, or a manifest and its frames).
+    private func runSingle(named: URL, inputs: [URL], _ convert: (URL) throws -> GIFResult) throws {
+        try InputRunner.runOne {
+            try OutputPlan.prepare(output: output)
+            let destination = try OutputPlan.destination(for: named, output: output, extension: "gif", inputCount: 1)
+            try OutputPlan.checkNotInput(destination, inputs: inputs)
+            let started = Date()
+            let result = try convert(destination)
+            let reporter = ProgressReporter(enabled: !batch.quiet && !batch.json, live: false)
+            reporter.finish(result, seconds: Date().timeIntervalSince(started))
+            if batch.json {
+                var report = Report(result)
+                report.input = named.path
+                report.seconds = Date().timeIntervalSince(started)
+                print(report.jsonLine())
+            }
+        }
+    }
+}
+
+extension Report {
+    init(_ result: GIFResult) {
+        self.init(input: "", outputs: [result.url.path], status: .ok, frames: result.frameCount,
+                  durationMs: result.durationCentiseconds * 10, width: result.width, height: result.height, bytes: result.bytes)
     }
 }

@@ -1,29 +1,82 @@
-// Runs a per-input job over every input, printing one line per failure and choosing the exit code.
+// Runs a command's job over every input: expands directories, names outputs, skips up-to-date
+// work, runs --jobs at once, prints one line per failure (and JSON reports), sets the exit code.
 import ArgumentParser
 import ClipKit
 import Foundation
 
-enum InputRunner {
-    /// Calls `job` for each input in order; a failing input does not stop the others.
-    /// Throws `ExitCode(1)` if any failed, `ExitCode(2)` for a usage error.
-    static func run(_ inputs: [String], _ job: (URL) throws -> Void) throws {
-        var failed = false
-        for input in inputs {
-            do {
-                try job(URL(fileURLWithPath: input))
-            } catch let error as ClipKitError where error.isUsageError {
-                printError(error)
-                throw ExitCode(2)
-            } catch {
-                printError(error)
-                failed = true
+struct InputRunner {
+    let batch: BatchOptions
+    /// The output file extension ("png", "gif") or nil when outputs are directories (explode).
+    let outputExtension: String?
+    /// Describes the options that shape the output: a change redoes up-to-date outputs.
+    let fingerprint: String
+
+    /// Where each input goes. File outputs: `-o FILE` with one input; inside `-o DIR/` (or an
+    /// existing directory), mirroring sub-directories of directory inputs; else the current
+    /// directory. Directory outputs (explode): `-o` itself with one input, `-o/NAME.frames` with several.
+    func destination(for input: BatchInput, output: String?, inputCount: Int) throws -> URL {
+        let name = input.url.deletingPathExtension().lastPathComponent + (outputExtension.map { "." + $0 } ?? ".frames")
+        var base = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        if let output {
+            let single = inputCount == 1 && input.relativeDirectory.isEmpty
+            if outputExtension == nil {
+                if single { return URL(fileURLWithPath: output, isDirectory: true) }
+            } else if !OutputPlan.isDirectoryTarget(output) {
+                guard single else {
+                    throw ClipKitError.invalidOption(name: "-o", reason: "with several inputs, -o must be a directory (end it with /)")
+                }
+                return URL(fileURLWithPath: output)
             }
+            base = URL(fileURLWithPath: output, isDirectory: true)
         }
-        if failed { throw ExitCode(1) }
+        let directory = input.relativeDirectory.isEmpty ? base : base.appendingPathComponent(input.relativeDirectory, isDirectory: true)
+        return directory.appendingPathComponent(name)
     }
 
-    static func printError(_ error: Error) {
-        let text = (error as? ClipKitError)?.description ?? String(describing: error)
+    /// Expands `paths`, then runs `job(input, destination)` for each. Throws `ExitCode(1)` when
+    /// any input failed and `ExitCode(2)` for usage errors (before anything is written).
+    func run(_ paths: [String], output: String?, job: @escaping @Sendable (BatchInput, URL) throws -> Report) throws {
+        var inputs: [BatchInput] = []
+        var destinations: [URL] = []
+        try Self.validate {
+            inputs = try InputScanner.expand(paths, recursive: batch.recursive)
+            for input in inputs { destinations.append(try destination(for: input, output: output, inputCount: inputs.count)) }
+            try OutputPlan.prepare(output: output)
+        }
+        let inputURLs = inputs.map(\.url)
+        let state = IncrementalState()
+        let fingerprint = self.fingerprint, force = batch.force, json = batch.json
+        let destinationOf = Dictionary(zip(inputs.map(\.url), destinations), uniquingKeysWith: { first, _ in first })
+        let reports = Batch(jobs: batch.jobs ?? ProcessInfo.processInfo.activeProcessorCount).run(inputs, work: { input in
+            let destination = destinationOf[input.url]!
+            try OutputPlan.checkNotInput(destination, inputs: inputURLs)
+            if !force, state.isUpToDate(output: destination, input: input.url, options: fingerprint) {
+                return Report(input: input.url.path, outputs: [destination.path], status: .skipped, message: "up to date")
+            }
+            if !input.relativeDirectory.isEmpty {
+                try? FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+            }
+            var report = try job(input, destination)
+            report.input = input.url.path
+            if report.outputs.isEmpty { report.outputs = [destination.path] }
+            state.record(output: destination, input: input.url, options: fingerprint)
+            return report
+        }, report: { report in
+            if report.status == .error { Self.printError(report.message ?? "failed") }
+            if json { print(report.jsonLine()); fflush(stdout) }
+        })
+        let failed = reports.filter { $0.status == .error }.count
+        let skipped = reports.filter { $0.status == .skipped }.count
+        if !batch.quiet && (skipped > 0 || reports.count > 1) {
+            var line = "clipkit: \(reports.count - failed - skipped) done"
+            if skipped > 0 { line += ", \(skipped) skipped (up to date; --force redoes them)" }
+            if failed > 0 { line += ", \(failed) failed" }
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
+        if failed > 0 { throw ExitCode(1) }
+    }
+
+    static func printError(_ text: String) {
         FileHandle.standardError.write(Data("clipkit: \(text)\n".utf8))
     }
 
@@ -32,8 +85,18 @@ enum InputRunner {
         do {
             try body()
         } catch let error as ClipKitError {
-            printError(error)
-            throw ExitCode(2)
+            printError(error.description)
+            throw ExitCode(error.isUsageError ? 2 : 1)
+        }
+    }
+
+    /// Runs a single job outside the batch machinery (PNG assembly, manifests).
+    static func runOne(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as ClipKitError {
+            printError(error.description)
+            throw ExitCode(error.isUsageError ? 2 : 1)
         }
     }
 }

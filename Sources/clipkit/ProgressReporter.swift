@@ -4,17 +4,18 @@ import Foundation
 
 final class ProgressReporter: @unchecked Sendable {
     let enabled: Bool
-    let isTerminal = isatty(STDERR_FILENO) == 1
-    private var started = Date()
+    let isTerminal: Bool
 
-    init(enabled: Bool) {
+    /// `live` allows the redrawn bar (one file at a time on a terminal); otherwise each file
+    /// gets one summary line when it is done.
+    init(enabled: Bool, live: Bool = true) {
         self.enabled = enabled
+        self.isTerminal = live && isatty(STDERR_FILENO) == 1
     }
 
     func callback(for name: String) -> (@Sendable (Int, Int?) -> Void)? {
         guard enabled && isTerminal else { return nil }
-        started = Date()
-        let start = started
+        let start = Date()
         return { done, total in
             let elapsed = Date().timeIntervalSince(start)
             var line = "\r\(name): \(done)"

@@ -40,29 +40,31 @@ struct ThumbCommand: ParsableCommand {
     @Option(help: ArgumentHelp("How far --skip-black looks, in seconds.", valueName: "seconds"))
     var skipBlackWithin: Double = 10
 
+    @OptionGroup var batch: BatchOptions
+
+    func makeOptions() throws -> ThumbnailOptions {
+        var options = ThumbnailOptions()
+        options.size = try FrameSize.from(size: size, width: width, height: height, fallback: .fit(width: 320, height: 320))
+        if let at { options.position = try ClipTime.position(at, option: "--at") }
+        if skipBlack {
+            guard skipBlackWithin > 0 else {
+                throw ClipKitError.invalidOption(name: "--skip-black-within", reason: "must be more than 0 seconds")
+            }
+            options.skipBlankWithin = skipBlackWithin
+        }
+        return options
+    }
+
     func run() throws {
         var options = ThumbnailOptions()
-        try InputRunner.validate {
-            options.size = try FrameSize.from(size: size, width: width, height: height, fallback: .fit(width: 320, height: 320))
-            if let at { options.position = try ClipTime.position(at, option: "--at") }
-            if skipBlack {
-                guard skipBlackWithin > 0 else {
-                    throw ClipKitError.invalidOption(name: "--skip-black-within", reason: "must be more than 0 seconds")
-                }
-                options.skipBlankWithin = skipBlackWithin
-            }
-            try OutputPlan.prepare(output: output)
-            for input in inputs {
-                _ = try OutputPlan.destination(for: URL(fileURLWithPath: input), output: output, extension: "png", inputCount: inputs.count)
-            }
-        }
+        try InputRunner.validate { options = try makeOptions() }
         let thumbnailer = Thumbnailer(options: options)
-        let inputURLs = inputs.map { URL(fileURLWithPath: $0) }
-        try InputRunner.run(inputs) { input in
-            let destination = try OutputPlan.destination(for: input, output: output, extension: "png", inputCount: inputs.count)
-            try OutputPlan.checkNotInput(destination, inputs: inputURLs)
-            let image = try thumbnailer.thumbnail(of: input)
-            try PNGWriter.write(image, to: destination, channels: .rgb)
+        let runner = InputRunner(batch: batch, outputExtension: "png", fingerprint: "thumb 1 \(options)")
+        try runner.run(inputs, output: output) { input, destination in
+            let image = try thumbnailer.thumbnail(of: input.url)
+            let bytes = try PNGWriter.encode(image, channels: .rgb)
+            try AtomicFile.write(bytes, to: destination)
+            return Report(input: input.url.path, status: .ok, frames: 1, width: image.width, height: image.height, bytes: bytes.count)
         }
     }
 }

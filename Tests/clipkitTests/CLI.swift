@@ -40,9 +40,10 @@ enum CLI {
                       stderr: String(decoding: err, as: UTF8.self))
     }
 
-    /// Every file name under `directory`, sorted, hidden ones included.
+    /// Every file name under `directory`, sorted, hidden ones included (so stray temp files
+    /// show), except the incremental state files clipkit keeps beside its outputs.
     static func files(in directory: URL) -> [String] {
         let names = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String } ?? []
-        return names.sorted()
+        return names.filter { !$0.hasSuffix(".clipkit-state.json") }.sorted()
     }
 }

@@ -29,7 +29,7 @@ public enum OutputPlan {
         }
     }
 
-    static func isDirectoryTarget(_ output: String) -> Bool {
+    public static func isDirectoryTarget(_ output: String) -> Bool {
         if output.hasSuffix("/") { return true }
         var isDirectory: ObjCBool = false
         return FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) && isDirectory.boolValue

@@ -1,0 +1,71 @@
+// Runs one job per input on up to --jobs threads; a failing input never stops the others.
+import Foundation
+
+public struct Batch: Sendable {
+    /// How many inputs run at once. Each input's own stages stay on their bounded queues, so
+    /// memory is bounded by `jobs` times the per-file bound.
+    public var jobs: Int
+
+    public init(jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        self.jobs = max(1, jobs)
+    }
+
+    /// Calls `work` for every input, `jobs` at a time, and hands each report to `report` in
+    /// input order (as soon as it and every earlier one are done), so output is deterministic
+    /// whatever `jobs` is. Errors thrown by `work` become `error` reports.
+    public func run(_ inputs: [BatchInput], work: @escaping @Sendable (BatchInput) throws -> Report,
+                    report: @escaping @Sendable (Report) -> Void) -> [Report] {
+        let state = BatchState(count: inputs.count)
+        let workers = min(jobs, max(inputs.count, 1))
+        let group = DispatchGroup()
+        for _ in 0..<workers {
+            let thread = Thread {
+                while let index = state.claim() {
+                    let input = inputs[index]
+                    let started = Date()
+                    var outcome: Report
+                    do {
+                        outcome = try work(input)
+                    } catch {
+                        let message = (error as? ClipKitError)?.description ?? String(describing: error)
+                        outcome = Report(input: input.url.path, status: .error, message: message)
+                    }
+                    if outcome.seconds == 0 { outcome.seconds = Date().timeIntervalSince(started) }
+                    state.complete(index, outcome, report: report)
+                }
+                group.leave()
+            }
+            thread.stackSize = 8 << 20
+            group.enter()
+            thread.start()
+        }
+        group.wait()
+        return state.results.compactMap { $0 }
+    }
+}
+
+/// The shared counters of a batch: which input is next, which reports are done, which printed.
+private final class BatchState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var next = 0
+    private var printed = 0
+    private(set) var results: [Report?]
+
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+
+    func claim() -> Int? {
+        lock.lock(); defer { lock.unlock() }
+        guard next < results.count else { return nil }
+        next += 1
+        return next - 1
+    }
+
+    func complete(_ index: Int, _ outcome: Report, report: (Report) -> Void) {
+        lock.lock(); defer { lock.unlock() }
+        results[index] = outcome
+        while printed < results.count, let ready = results[printed] {
+            report(ready)
+            printed += 1
+        }
+    }
+}

@@ -1,0 +1,64 @@
+// The outcome of one input in a batch, and its one-line JSON form for --json.
+import Foundation
+
+/// What happened to one input.
+public struct Report: Sendable, Codable, Equatable {
+    public enum Status: String, Sendable, Codable { case ok, skipped, error }
+
+    public var input: String
+    public var outputs: [String]
+    public var status: Status
+    /// The one-line error (status `error`) or why it was skipped.
+    public var message: String?
+    public var frames: Int?
+    public var durationMs: Int?
+    public var width: Int?
+    public var height: Int?
+    /// Bytes written (all outputs together).
+    public var bytes: Int?
+    /// Wall time spent on this input.
+    public var seconds: Double
+
+    public init(input: String, outputs: [String] = [], status: Status, message: String? = nil, frames: Int? = nil,
+                durationMs: Int? = nil, width: Int? = nil, height: Int? = nil, bytes: Int? = nil, seconds: Double = 0) {
+        self.input = input
+        self.outputs = outputs
+        self.status = status
+        self.message = message
+        self.frames = frames
+        self.durationMs = durationMs
+        self.width = width
+        self.height = height
+        self.bytes = bytes
+        self.seconds = seconds
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case input, outputs, status, frames, width, height, bytes, seconds
+        case message = "error"
+        case durationMs = "duration_ms"
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(input, forKey: .input)
+        try c.encode(outputs, forKey: .outputs)
+        try c.encode(status, forKey: .status)
+        // Every key is always present (null when unknown), so `jq` filters need no guards.
+        try c.encode(message, forKey: .message)
+        try c.encode(frames, forKey: .frames)
+        try c.encode(durationMs, forKey: .durationMs)
+        try c.encode(width, forKey: .width)
+        try c.encode(height, forKey: .height)
+        try c.encode(bytes, forKey: .bytes)
+        try c.encode((seconds * 1000).rounded() / 1000, forKey: .seconds)
+    }
+
+    /// One line of JSON with sorted keys.
+    public func jsonLine() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(self)) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
