@@ -337,6 +337,7 @@ private final class StagingDirectory {
 
     deinit {
         if !committed { try? FileManager.default.removeItem(at: url) }
+        TempFileRegistry.shared.removeDirectory(url.path)
     }
 
     /// Puts the staged directory where the target is, replacing an empty or (checked in `init`)
@@ -360,16 +361,17 @@ private final class StagingDirectory {
                 throw ClipKitError.outputFailed(path: path, reason: reason)
             }
             try? FileManager.default.removeItem(at: old)
+            TempFileRegistry.shared.removeDirectory(old.path)
         }
         committed = true
+        TempFileRegistry.shared.removeDirectory(url.path)
     }
 
     private static func makeTemporary(in parent: URL, name: String, target: String) throws -> URL {
-        var template = Array((parent.path + "/." + name + ".clipkit-XXXXXX").utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        guard made != nil else {
+        // Registered so that SIGINT/SIGTERM removes it with everything written so far.
+        guard let made = TempFileRegistry.shared.makeDirectory(template: parent.path + "/." + name + ".clipkit-XXXXXX") else {
             throw ClipKitError.outputFailed(path: target, reason: String(cString: strerror(errno)))
         }
-        return URL(fileURLWithPath: template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }, isDirectory: true)
+        return URL(fileURLWithPath: made, isDirectory: true)
     }
 }

@@ -20,15 +20,12 @@ public final class AtomicFile {
         if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue {
             throw ClipKitError.outputFailed(path: destination.path, reason: "directory \(directory) does not exist")
         }
-        var template = Array((directory + "/." + destination.lastPathComponent + ".clipkit-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        if fd < 0 {
+        guard let (fd, path) = TempFileRegistry.shared.makeFile(template: directory + "/." + destination.lastPathComponent + ".clipkit-XXXXXX") else {
             throw ClipKitError.outputFailed(path: destination.path, reason: String(cString: strerror(errno)))
         }
         fchmod(fd, 0o644)
         self.fileDescriptor = fd
-        self.temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        TempFileRegistry.shared.add(temporaryPath)
+        self.temporaryPath = path
     }
 
     /// Appends bytes to the temp file.
@@ -86,20 +83,52 @@ public final class AtomicFile {
     }
 }
 
-/// The temp files being written right now, so a signal handler can remove them before exiting.
+/// The temp files and directories being written right now, so a signal handler can remove them
+/// before exiting. Creation happens under the same lock as removal, so a signal arriving between
+/// creating a temp file and registering it cannot leave the file behind.
 public final class TempFileRegistry: @unchecked Sendable {
     public static let shared = TempFileRegistry()
     private let lock = NSLock()
     private var paths = Set<String>()
+    private var directories = Set<String>()
+    private var closed = false
 
-    func add(_ path: String) { lock.lock(); paths.insert(path); lock.unlock() }
+    /// `mkstemp(template)`, registered; nil (with `errno` set) on failure or after `removeAll()`.
+    func makeFile(template: String) -> (Int32, String)? {
+        lock.lock(); defer { lock.unlock() }
+        if closed { errno = EINTR; return nil }
+        var bytes = Array(template.utf8CString)
+        let fd = bytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { return nil }
+        let path = bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        paths.insert(path)
+        return (fd, path)
+    }
+
+    /// `mkdtemp(template)`, registered; nil (with `errno` set) on failure or after `removeAll()`.
+    public func makeDirectory(template: String) -> String? {
+        lock.lock(); defer { lock.unlock() }
+        if closed { errno = EINTR; return nil }
+        var bytes = Array(template.utf8CString)
+        guard bytes.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { return nil }
+        let path = bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        directories.insert(path)
+        return path
+    }
+
     func remove(_ path: String) { lock.lock(); paths.remove(path); lock.unlock() }
 
-    /// Removes every temp file still open. Called on SIGINT/SIGTERM.
+    /// Forgets a temp directory (renamed into place, or removed by its owner).
+    public func removeDirectory(_ path: String) { lock.lock(); directories.remove(path); lock.unlock() }
+
+    /// Removes every temp file and directory still open and refuses new ones. Called on SIGINT/SIGTERM.
     public func removeAll() {
         lock.lock()
+        closed = true
         for path in paths { unlink(path) }
+        for path in directories { try? FileManager.default.removeItem(atPath: path) }
         paths.removeAll()
+        directories.removeAll()
         lock.unlock()
     }
 }

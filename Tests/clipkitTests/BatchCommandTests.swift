@@ -1,0 +1,111 @@
+// Batch use as CI jobs do it: directories, mixed good and bad files, JSON, incremental runs, --jobs, signals.
+import Foundation
+import Testing
+@testable import ClipKit
+
+@Suite struct BatchCommandTests {
+    /// media/ with good clips at two levels, a bad one, a text file, and an extension-less video.
+    func makeMedia(in dir: URL) throws -> URL {
+        let media = dir.appendingPathComponent("media")
+        let sub = media.appendingPathComponent("sub")
+        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+        let copy = { (name: String, to: URL) in try FileManager.default.copyItem(at: Fixture.url("video/\(name)"), to: to) }
+        try copy("counter.mp4", media.appendingPathComponent("a.mp4"))
+        try copy("truncated_faststart.mp4", media.appendingPathComponent("b.mp4"))
+        try copy("vfr.mkv", sub.appendingPathComponent("c"))  // no extension: found by content
+        try copy("audio_only.m4a", sub.appendingPathComponent("d.m4a"))
+        try Data("notes\n".utf8).write(to: media.appendingPathComponent("README.txt"))
+        return media
+    }
+
+    struct Line: Decodable {
+        var input: String
+        var outputs: [String]
+        var status: String
+        var error: String?
+        var frames: Int?
+        var width: Int?
+    }
+
+    func lines(_ stdout: String) throws -> [Line] {
+        try stdout.split(separator: "\n").map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
+    }
+
+    @Test func recursiveBatchWithJSONAndIncrementalRerun() throws {
+        let dir = Fixture.scratchDirectory()
+        let media = try makeMedia(in: dir)
+        let first = try CLI.run(["thumb", media.path, "-r", "-o", "previews/", "--json"], in: dir)
+        #expect(first.status == 1, "the audio-only file fails: \(first.stderr)")
+        #expect(CLI.files(in: dir.appendingPathComponent("previews")) == ["a.png", "b.png", "sub", "sub/c.png"])
+        let reports = try lines(first.stdout)
+        #expect(reports.map { URL(fileURLWithPath: $0.input).lastPathComponent } == ["a.mp4", "b.mp4", "c", "d.m4a"])
+        #expect(reports.map(\.status) == ["ok", "ok", "ok", "error"])
+        #expect(reports[3].error?.contains("no video stream") == true)
+        #expect(reports[0].width == 160 && reports[0].frames == 1)
+        #expect(first.stderr.contains("clipkit: \(media.path)/sub/d.m4a: no video stream"))
+
+        let second = try CLI.run(["thumb", media.path, "-r", "-o", "previews/", "--json"], in: dir)
+        #expect(try lines(second.stdout).map(\.status) == ["skipped", "skipped", "skipped", "error"])
+        #expect(second.stderr.contains("3 skipped (up to date"))
+
+        // Changed options redo the work; --force redoes it too.
+        let resized = try CLI.run(["thumb", media.path, "-r", "-o", "previews/", "--json", "--width", "50"], in: dir)
+        #expect(try lines(resized.stdout).map(\.status) == ["ok", "ok", "ok", "error"])
+        #expect(try PNGReader.read(dir.appendingPathComponent("previews/a.png")).width == 50)
+        let forced = try CLI.run(["thumb", media.path, "-r", "-o", "previews/", "--json", "--width", "50", "--force"], in: dir)
+        #expect(try lines(forced.stdout).map(\.status) == ["ok", "ok", "ok", "error"])
+
+        // A touched input is redone.
+        let input = media.appendingPathComponent("a.mp4")
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: input.path)
+        let touched = try CLI.run(["thumb", media.path, "-r", "-o", "previews/", "--json", "--width", "50"], in: dir)
+        #expect(try lines(touched.stdout).map(\.status) == ["ok", "skipped", "skipped", "error"])
+    }
+
+    @Test func jobsDoNotChangeBytes() throws {
+        let dir = Fixture.scratchDirectory()
+        let inputs = ["counter.mp4", "motion.mp4", "vfr.mkv", "rotated90.mov"].map { Fixture.url("video/\($0)").path }
+        let one = try CLI.run(["gif"] + inputs + ["-o", "one/", "--jobs", "1", "--fps", "5"], in: dir)
+        let four = try CLI.run(["gif"] + inputs + ["-o", "four/", "--jobs", "4", "--fps", "5"], in: dir)
+        #expect(one.status == 0 && four.status == 0)
+        for name in ["counter.gif", "motion.gif", "vfr.gif", "rotated90.gif"] {
+            let a = try Data(contentsOf: dir.appendingPathComponent("one/\(name)"))
+            let b = try Data(contentsOf: dir.appendingPathComponent("four/\(name)"))
+            #expect(a == b, "\(name)")
+        }
+    }
+
+    @Test func explodeBatchMirrorsTree() throws {
+        let dir = Fixture.scratchDirectory()
+        let media = try makeMedia(in: dir)
+        try FileManager.default.copyItem(at: Fixture.url("gif-test-suite/gifs/animated_loop.gif"), to: media.appendingPathComponent("sub/anim.gif"))
+        let result = try CLI.run(["explode", media.appendingPathComponent("sub").path, "-o", "frames", "--json", "--fps", "2"], in: dir)
+        #expect(result.status == 1, "d.m4a has no video")
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("frames/anim.frames/frames.json").path))
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("frames/c.frames/frame_0000.png").path))
+    }
+
+    @Test(arguments: [["gif", "motion.mp4", "--fps", "50", "--size", "0", "-o", "out.gif"],
+                      ["explode", "counter.mp4", "-o", "frames"]])
+    func sigtermLeavesNothingBehind(_ arguments: [String]) throws {
+        let dir = Fixture.scratchDirectory()
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = [arguments[0], Fixture.url("video/\(arguments[1])").path] + arguments.dropFirst(2) + ["-q"]
+        process.currentDirectoryURL = dir
+        try process.run()
+        // Wait until the temp output exists, then stop the process mid-write.
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline && !CLI.files(in: dir).contains(where: { $0.contains(".clipkit-") }) && process.isRunning {
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        let wasWriting = process.isRunning
+        process.terminate()
+        process.waitUntilExit()
+        #expect(wasWriting, "the job finished before it could be interrupted")
+        if wasWriting {
+            #expect(process.terminationStatus == 128 + SIGTERM)
+            #expect(CLI.files(in: dir).isEmpty, "left behind: \(CLI.files(in: dir))")
+        }
+    }
+}
