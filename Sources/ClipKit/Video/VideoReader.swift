@@ -58,6 +58,8 @@ public final class VideoReader: @unchecked Sendable {
     public let info: VideoInfo
     private var demuxer: Demuxer?
     private let lock = NSLock()
+    /// Options from `init(_:_:)`, used by `frames`.
+    var pendingOptions: FrameReadOptions?
 
     /// Opens `url` and reads its headers. Throws `ClipKitError` for missing, unreadable,
     /// non-media or video-less files.
@@ -119,7 +121,7 @@ public final class FrameSequence: @unchecked Sendable {
     private var _duration: Double?
 
     init(capacity: Int, expectedCount: Int?) {
-        queue = BoundedQueue(capacity: max(1, capacity))
+        queue = BoundedQueue(capacity: Swift.max(1, capacity))
         self.expectedCount = expectedCount
     }
 

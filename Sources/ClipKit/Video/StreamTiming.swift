@@ -1,0 +1,39 @@
+// Measures a video stream's real timing from its packets' timestamps, without decoding.
+import CFFmpeg
+import Foundation
+
+/// Frame count and frame rate as the timestamps say, which may differ from the headers.
+public struct StreamTiming: Sendable, Equatable {
+    public var frameCount: Int
+    /// Frames per second from the first to the last timestamp; nil with fewer than two frames.
+    public var measuredFrameRate: Double?
+    /// True when the gaps between frames differ by more than 5% (variable frame rate).
+    public var isVariableFrameRate: Bool
+
+    /// Reads every packet of the video stream of `url` (no decoding).
+    public static func measure(_ url: URL) throws -> StreamTiming {
+        let demuxer = try Demuxer(url: url)
+        guard let format = demuxer.format else { throw ClipKitError.internalFailure(path: url.path, reason: "not open") }
+        var packet = av_packet_alloc()
+        defer { av_packet_free(&packet) }
+        guard let packet else { throw ClipKitError.internalFailure(path: url.path, reason: "out of memory") }
+        let timeBase = demuxer.stream.pointee.time_base.seconds
+        var times: [Double] = []
+        var count = 0
+        while av_read_frame(format, packet) >= 0 {
+            defer { av_packet_unref(packet) }
+            guard packet.pointee.stream_index == demuxer.streamIndex else { continue }
+            count += 1
+            if packet.pointee.pts != ck_av_nopts_value() { times.append(Double(packet.pointee.pts) * timeBase) }
+        }
+        times.sort()
+        var rate: Double?
+        var variable = false
+        if times.count >= 2, let first = times.first, let last = times.last, last > first {
+            rate = Double(times.count - 1) / (last - first)
+            let gaps = zip(times.dropFirst(), times).map { $0 - $1 }.filter { $0 > 0 }
+            if let small = gaps.min(), let large = gaps.max() { variable = large > small * 1.05 + 1e-6 }
+        }
+        return StreamTiming(frameCount: count, measuredFrameRate: rate, isVariableFrameRate: variable)
+    }
+}

@@ -1,0 +1,94 @@
+// `clipkit info`: what a clip or GIF holds, for people (default) or machines (--json).
+import ArgumentParser
+import ClipKit
+import Foundation
+
+struct InfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Describe videos and GIFs: size, rotation, duration, frame rate and count, codec; loop and delays for GIFs.",
+        discussion: """
+        The frame rate is given as the headers state it and as measured from the timestamps \
+        (flagging variable frame rate). With --json, one JSON object per input on stdout.
+        """
+    )
+
+    @Argument(help: "Video or GIF files.")
+    var inputs: [String]
+
+    @Flag(help: "Print one JSON object per input.")
+    var json = false
+
+    func run() throws {
+        var failed = false
+        for path in inputs {
+            let url = URL(fileURLWithPath: path)
+            do {
+                let fields = try Self.describe(url)
+                print(json ? Self.jsonLine(fields) : Self.text(fields))
+            } catch {
+                InputRunner.printError((error as? ClipKitError)?.description ?? "\(path): \(error)")
+                failed = true
+            }
+        }
+        if failed { throw ExitCode(1) }
+    }
+
+    /// Ordered (key, value) pairs; nil values are unknown.
+    static func describe(_ url: URL) throws -> [(String, Any?)] {
+        if Exploder.isGIF(url) {
+            let gif = try GIFInfo.read(url)
+            return [
+                ("input", url.path), ("kind", "gif"), ("width", gif.width), ("height", gif.height),
+                ("frame_count", gif.frameCount), ("image_count", gif.imageCount), ("loop_count", gif.loopCount),
+                ("duration_ms", gif.durationCentiseconds * 10), ("delay_min_cs", gif.minimumDelay),
+                ("delay_max_cs", gif.maximumDelay), ("palette", gif.paletteKind),
+                ("warnings", gif.warnings),
+            ]
+        }
+        let info = try VideoReader(url: url).info
+        let timing = try StreamTiming.measure(url)
+        return [
+            ("input", url.path), ("kind", "video"), ("container", info.container), ("codec", info.codec),
+            ("width", info.width), ("height", info.height), ("coded_width", info.codedWidth), ("coded_height", info.codedHeight),
+            ("rotation", info.rotation.degrees), ("mirrored", info.rotation.isMirrored),
+            ("duration_ms", info.duration.map { Int(($0 * 1000).rounded()) }),
+            ("frame_rate", info.frameRate.map { ($0 * 1000).rounded() / 1000 }),
+            ("measured_frame_rate", timing.measuredFrameRate.map { ($0 * 1000).rounded() / 1000 }),
+            ("variable_frame_rate", timing.isVariableFrameRate), ("frame_count", timing.frameCount),
+            ("pixel_format", info.pixelFormat), ("bit_depth", info.bitDepth), ("has_audio", info.hasAudio),
+        ]
+    }
+
+    static func jsonLine(_ fields: [(String, Any?)]) -> String {
+        var object: [String: Any] = [:]
+        for (key, value) in fields { object[key] = value ?? NSNull() }
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func text(_ fields: [(String, Any?)]) -> String {
+        let value = { (key: String) -> Any? in fields.first { $0.0 == key }?.1 ?? nil }
+        let show = { (v: Any?) -> String in v.map { "\($0)" } ?? "unknown" }
+        var lines = [show(value("input"))]
+        if value("kind") as? String == "gif" {
+            lines.append("  GIF \(show(value("width")))x\(show(value("height"))), \(show(value("frame_count"))) frames (\(show(value("image_count"))) images)")
+            let loop = (value("loop_count") as? Int).map { $0 == 0 ? "loops forever" : "loop count \($0)" } ?? "no loop extension (plays once)"
+            lines.append("  \(loop), duration \(show(value("duration_ms"))) ms, delays \(show(value("delay_min_cs")))-\(show(value("delay_max_cs"))) cs")
+            lines.append("  palette: \(show(value("palette")))")
+            for warning in value("warnings") as? [String] ?? [] { lines.append("  warning: \(warning)") }
+        } else {
+            var size = "  \(show(value("codec"))) in \(show(value("container"))), \(show(value("width")))x\(show(value("height")))"
+            if let rotation = value("rotation") as? Int, rotation != 0 || value("mirrored") as? Bool == true {
+                size += " (stored \(show(value("coded_width")))x\(show(value("coded_height"))), rotated \(rotation)\(value("mirrored") as? Bool == true ? ", mirrored" : ""))"
+            }
+            lines.append(size)
+            let duration = (value("duration_ms") as? Int).map { String(format: "%.3f s", Double($0) / 1000) } ?? "unknown"
+            var rate = "  duration \(duration), \(show(value("frame_count"))) frames, \(show(value("frame_rate"))) fps nominal, \(show(value("measured_frame_rate"))) measured"
+            if value("variable_frame_rate") as? Bool == true { rate += " (variable frame rate)" }
+            lines.append(rate)
+            lines.append("  \(show(value("pixel_format"))), \(show(value("bit_depth"))) bit, \(value("has_audio") as? Bool == true ? "with audio" : "no audio")")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

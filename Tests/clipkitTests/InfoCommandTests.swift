@@ -1,0 +1,27 @@
+// `clipkit info`: facts about videos and GIFs, for people and as JSON.
+import Foundation
+import Testing
+
+@Suite struct InfoCommandTests {
+    @Test func reportsVideoAndGIFFacts() throws {
+        let dir = Fixture.scratchDirectory()
+        let result = try CLI.run(["info", "--json", Fixture.url("video/rotated90.mov").path, Fixture.url("video/vfr.mkv").path,
+                                  Fixture.url("gif-test-suite/gifs/animated_noloop.gif").path], in: dir)
+        #expect(result.status == 0, "\(result.stderr)")
+        let objects = try result.stdout.split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+        #expect(objects.count == 3)
+        #expect(objects[0]["width"] as? Int == 240 && objects[0]["height"] as? Int == 320)
+        #expect(objects[0]["rotation"] as? Int == 90 && objects[0]["coded_width"] as? Int == 320)
+        #expect(objects[0]["frame_count"] as? Int == 30 && objects[0]["variable_frame_rate"] as? Bool == false)
+        #expect(objects[1]["variable_frame_rate"] as? Bool == true && objects[1]["duration_ms"] as? Int == 2000)
+        #expect(objects[2]["kind"] as? String == "gif" && objects[2]["loop_count"] is NSNull)
+        #expect(objects[2]["frame_count"] as? Int == 4)
+
+        let text = try CLI.run(["info", Fixture.url("video/hevc10.mp4").path, Fixture.url("video/audio_only.m4a").path], in: dir)
+        #expect(text.status == 1)
+        #expect(text.stdout.contains("hevc") && text.stdout.contains("10 bit"))
+        #expect(text.stderr.contains("no video stream"))
+    }
+}
