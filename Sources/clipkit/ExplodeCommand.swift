@@ -32,24 +32,23 @@ struct ExplodeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Sample a video at this many frames per second (default: every frame). Not for GIFs.", valueName: "F"))
     var fps: Double?
 
-    @Option(help: ArgumentHelp("Largest canvas or frame accepted, in pixels.", valueName: "N"))
-    var maxPixels: Int = 100_000_000
-
     @OptionGroup var batch: BatchOptions
+
+    @OptionGroup(title: "Limits") var limits: LimitOptions
 
     func run() throws {
         // --force redoes up-to-date outputs and may replace an earlier explode's directory.
-        var options = ExplodeOptions(fps: fps, force: batch.force, maxPixels: maxPixels)
+        var options = ExplodeOptions(fps: fps, force: batch.force)
+        options.limits = limits.limits
         try InputRunner.validate {
             if let frames { options.frames = try FrameSelection(parsing: frames) }
             if let fps, !(fps > 0 && fps.isFinite) {
                 throw ClipKitError.invalidOption(name: "--fps", reason: "must be a positive number, got \(fps)")
             }
-            guard maxPixels > 0 else { throw ClipKitError.invalidOption(name: "--max-pixels", reason: "must be at least 1") }
         }
         let exploder = Exploder(options: options)
         let runner = InputRunner(batch: batch, outputExtension: nil,
-                                 fingerprint: "explode 1 frames=\(frames ?? "all") fps=\(fps.map { "\($0)" } ?? "all") max=\(maxPixels)")
+                                 fingerprint: "explode 1 frames=\(frames ?? "all") fps=\(fps.map { "\($0)" } ?? "all") limits=\(limits.limits)")
         let quiet = batch.quiet
         try runner.run(inputs, output: output) { input, directory in
             let result = try exploder.explode(input.url, into: directory)

@@ -82,8 +82,11 @@ struct GIFCommand: ParsableCommand {
 
     @OptionGroup var batch: BatchOptions
 
+    @OptionGroup(title: "Limits") var limits: LimitOptions
+
     func makeOptions() throws -> GIFOptions {
         var options = GIFOptions()
+        options.limits = limits.limits
         options.fps = fps ?? 10
         options.size = try FrameSize.from(size: size, width: width, height: height, fallback: .width(480))
         if let start { options.start = try ClipTime.seconds(start, option: "--start") }

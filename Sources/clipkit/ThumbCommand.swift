@@ -42,8 +42,11 @@ struct ThumbCommand: ParsableCommand {
 
     @OptionGroup var batch: BatchOptions
 
+    @OptionGroup(title: "Limits") var limits: LimitOptions
+
     func makeOptions() throws -> ThumbnailOptions {
         var options = ThumbnailOptions()
+        options.limits = limits.limits
         options.size = try FrameSize.from(size: size, width: width, height: height, fallback: .fit(width: 320, height: 320))
         if let at { options.position = try ClipTime.position(at, option: "--at") }
         if skipBlack {

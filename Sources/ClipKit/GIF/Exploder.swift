@@ -10,8 +10,13 @@ public struct ExplodeOptions: Sendable {
     public var fps: Double?
     /// Replace an existing, non-empty output directory of an earlier explode.
     public var force = false
+    /// Pixels, frames and time allowed for one input.
+    public var limits = Limits()
     /// Largest canvas or image accepted, in pixels, checked before anything is allocated.
-    public var maxPixels = 100_000_000
+    public var maxPixels: Int {
+        get { limits.maxPixels }
+        set { limits.maxPixels = newValue }
+    }
 
     public init(frames: FrameSelection? = nil, fps: Double? = nil, force: Bool = false, maxPixels: Int = 100_000_000) {
         self.frames = frames
@@ -110,6 +115,9 @@ public struct Exploder: Sendable {
         let delays = try scan.remainingDelays()
         let groups = Compositor.displayedFrames(delays: delays)
         guard !groups.isEmpty else { throw ClipKitError.noFrames(path: input.path, reason: "the GIF has no images") }
+        try options.limits.checkFrames(options.frames.map { _ in (0..<groups.count).filter { options.frames!.contains($0) }.count } ?? groups.count,
+                                       path: input.path)
+        let deadline = options.limits.deadline()
         try checkSelection(frameCount: groups.count, input: input)
         let lastWanted = options.frames?.last ?? groups.count - 1
 
@@ -120,6 +128,7 @@ public struct Exploder: Sendable {
         var entries: [FramesManifest.Frame] = []
         do {
             for (number, images) in groups.enumerated() where number <= lastWanted {
+                try deadline.check(input.path)
                 var shown: GIFFrame?
                 var delay = 0
                 for _ in images {
@@ -160,6 +169,7 @@ public struct Exploder: Sendable {
         let reader = try VideoReader(url: input, maxPixels: options.maxPixels)
         var readOptions = FrameReadOptions(fps: options.fps)
         readOptions.maxPixels = options.maxPixels
+        readOptions.deadline = options.limits.deadline()
         let sequence = try reader.frames(options: readOptions)
         defer { sequence.cancel() }
 
@@ -181,6 +191,7 @@ public struct Exploder: Sendable {
                     break
                 }
                 guard options.frames?.contains(number) ?? true else { continue }
+                try options.limits.checkFrames(written.count + 1, path: input.path)
                 try writer.write(frame.image, name: Self.fileName(number, digits: digits))
                 written.append((number, frame.image.width, frame.image.height))
             }

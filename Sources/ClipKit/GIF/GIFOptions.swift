@@ -27,8 +27,13 @@ public struct GIFOptions: Sendable {
     public var changeThreshold = 100
     /// Merge consecutive identical frames into one with the summed delay.
     public var mergeIdenticalFrames = true
-    /// Largest source frame accepted, in pixels.
-    public var maxPixels = 100_000_000
+    /// Pixels, frames, duration, output size and time allowed for one input.
+    public var limits = Limits()
+    /// Largest source frame accepted, in pixels (`limits.maxPixels`).
+    public var maxPixels: Int {
+        get { limits.maxPixels }
+        set { limits.maxPixels = newValue }
+    }
 
     public init() {}
 

@@ -21,12 +21,13 @@ public struct GIFConverter: Sendable {
     /// Converts the video at `url` into a GIF at `destination`.
     public func convert(video url: URL, to destination: URL) throws -> GIFResult {
         try options.validate()
+        let deadline = options.limits.deadline()
         if options.palette == .global {
-            let histogram = try gatherColors(video: url)
+            let histogram = try gatherColors(video: url, deadline: deadline)
             let palette = Quantizer(maxColors: min(options.colors, 255)).palette(for: histogram)
-            return try encode(openVideo(url), globalPalette: palette, transparentFrames: false, to: destination)
+            return try encode(openVideo(url, deadline: deadline), globalPalette: palette, transparentFrames: false, to: destination)
         }
-        return try encode(openVideo(url), globalPalette: nil, transparentFrames: false, to: destination)
+        return try encode(openVideo(url, deadline: deadline), globalPalette: nil, transparentFrames: false, to: destination)
     }
 
     /// Assembles images (same size) shown for `delays` centiseconds each into a GIF.
@@ -83,19 +84,26 @@ public struct GIFConverter: Sendable {
         var expectedCount: Int?
     }
 
-    private func readOptions() -> FrameReadOptions {
+    private func readOptions(deadline: Deadline) -> FrameReadOptions {
         var read = FrameReadOptions(start: options.start, end: options.end, fps: options.fps / options.speed, size: options.size)
         read.maxPixels = options.maxPixels
         read.queueCapacity = 3
+        read.deadline = deadline
         return read
     }
 
-    private func openVideo(_ url: URL) throws -> Stream {
+    private func openVideo(_ url: URL, deadline: Deadline) throws -> Stream {
         let reader = try VideoReader(url: url, maxPixels: options.maxPixels)
-        let sequence = try reader.frames(options: readOptions())
-        let speed = options.speed
+        // Refuse before decoding when the stretch to convert is known to be too long.
+        if let duration = reader.info.duration {
+            try options.limits.checkDuration(min(options.end ?? duration, duration) - options.start, path: url.path)
+        }
+        let sequence = try reader.frames(options: readOptions(deadline: deadline))
+        let speed = options.speed, limits = options.limits
         let frames = Stage.map(sequence.queue, name: "clipkit.gif.frames", capacity: 1) { frame in
-            SourceFrame(image: frame.image, time: frame.time / speed)
+            // Headers can lie about the duration: the timestamps are checked too.
+            try limits.checkDuration(frame.time, path: url.path)
+            return SourceFrame(image: frame.image, time: frame.time / speed)
         }
         return Stream(frames: frames, duration: { sequence.duration.map { $0 / speed } }, expectedCount: sequence.expectedCount)
     }
@@ -120,9 +128,9 @@ public struct GIFConverter: Sendable {
     }
 
     /// The colours of every frame, for `--palette global`: a decoding pass that keeps only a histogram.
-    private func gatherColors(video url: URL) throws -> ColorHistogram {
+    private func gatherColors(video url: URL, deadline: Deadline) throws -> ColorHistogram {
         let reader = try VideoReader(url: url, maxPixels: options.maxPixels)
-        let sequence = try reader.frames(options: readOptions())
+        let sequence = try reader.frames(options: readOptions(deadline: deadline))
         defer { sequence.cancel() }
         var histogram = ColorHistogram()
         while let frame = try sequence.next() { histogram.add(frame.image) }
@@ -143,7 +151,10 @@ public struct GIFConverter: Sendable {
         defer { quantized.cancel() }
         var writer = GIFWriterStage(destination: destination, options: options, globalPalette: globalPalette)
         var done = 0
+        let deadline = options.limits.deadline()
         while let frame = try quantized.pop() {
+            try deadline.check(destination.path)
+            try options.limits.checkFrames(writer.framesWritten + 1, path: destination.path)
             try writer.add(frame)
             done += 1
             progress?(done, source.expectedCount)

@@ -20,6 +20,9 @@ struct GIFWriterStage {
         self.globalPalette = globalPalette
     }
 
+    /// Images written or waiting to be.
+    var framesWritten: Int { (encoder?.frameCount ?? 0) + pending.count }
+
     mutating func add(_ frame: QuantizedFrame) throws {
         if frame.isUnchanged { return }  // the previous frame simply stays on screen longer
         if encoder == nil { try start(with: frame) }
@@ -70,5 +73,6 @@ struct GIFWriterStage {
         if frame.localPalette == nil || frame.localPalette == globalTable { frame.localPalette = nil }
         try encoder?.add(frame)
         writtenCentiseconds += delay
+        try options.limits.checkOutput(encoder?.bytesWritten ?? 0, path: destination.path)
     }
 }

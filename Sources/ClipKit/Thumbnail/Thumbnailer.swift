@@ -17,7 +17,8 @@ public struct ThumbnailOptions: Sendable {
     /// Take the first frame that is not almost uniformly black or white, looking this far
     /// (seconds) from the position; nil takes the frame at the position as it is.
     public var skipBlankWithin: Double?
-    public var maxPixels = 100_000_000
+    /// Pixels and time allowed for one input.
+    public var limits = Limits()
 
     public init(position: ThumbnailPosition = .first, size: FrameSize = .fit(width: 320, height: 320),
                 skipBlankWithin: Double? = nil) {
@@ -36,9 +37,10 @@ public struct Thumbnailer: Sendable {
 
     /// The thumbnail of `url`, upright and scaled.
     public func thumbnail(of url: URL) throws -> RGBAImage {
-        let reader = try VideoReader(url: url, maxPixels: options.maxPixels)
+        let reader = try VideoReader(url: url, maxPixels: options.limits.maxPixels)
         var read = FrameReadOptions(size: options.size)
-        read.maxPixels = options.maxPixels
+        read.maxPixels = options.limits.maxPixels
+        read.deadline = options.limits.deadline()
         read.start = try startTime(in: reader.info, path: url.path)
         guard let window = options.skipBlankWithin else {
             read.maxFrames = 1

@@ -124,6 +124,7 @@ final class FrameDecoder {
         }
 
         while !stopped {
+            try options.deadline.check(path)
             let status = av_read_frame(format, packet)
             if status < 0 { break }  // end of file, or a truncated one: decode what we have
             defer { av_packet_unref(packet) }

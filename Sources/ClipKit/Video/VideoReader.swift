@@ -22,6 +22,8 @@ public struct FrameReadOptions: Sendable {
     public var threadCount = 0
     /// Largest decoded frame accepted, in pixels.
     public var maxPixels = 100_000_000
+    /// Decoding stops with an error once this passes.
+    public var deadline = Deadline.none
 
     public init(start: Double = 0, end: Double? = nil, fps: Double? = nil, maxFrames: Int? = nil,
                 keyframesOnly: Bool = false, size: FrameSize = .original) {

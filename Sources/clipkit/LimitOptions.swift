@@ -1,0 +1,38 @@
+// Resource-limit options shared by every command, for unattended runs on untrusted files.
+import ArgumentParser
+import ClipKit
+
+struct LimitOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Largest canvas or video frame accepted, in pixels (checked before decoding).", valueName: "n"))
+    var maxPixels: Int = Limits().maxPixels
+
+    @Option(help: ArgumentHelp("Most frames written for one input.", valueName: "n"))
+    var maxFrames: Int = Limits().maxFrames
+
+    @Option(help: ArgumentHelp("Longest stretch of a clip converted, in seconds.", valueName: "s"))
+    var maxDuration: Double = Limits().maxDuration
+
+    @Option(help: ArgumentHelp("Largest output for one input, in bytes.", valueName: "bytes"))
+    var maxOutput: Int = Limits().maxOutputBytes
+
+    @Option(help: ArgumentHelp("Give up on an input after this many seconds (the others go on).", valueName: "s"))
+    var timeout: Double?
+
+    func validate() throws {
+        guard maxPixels > 0 else { throw ValidationError("--max-pixels must be at least 1") }
+        guard maxFrames > 0 else { throw ValidationError("--max-frames must be at least 1") }
+        guard maxDuration > 0, maxDuration.isFinite else { throw ValidationError("--max-duration must be more than 0 seconds") }
+        guard maxOutput > 0 else { throw ValidationError("--max-output must be at least 1 byte") }
+        if let timeout, !(timeout > 0 && timeout.isFinite) { throw ValidationError("--timeout must be more than 0 seconds") }
+    }
+
+    var limits: Limits {
+        var limits = Limits()
+        limits.maxPixels = maxPixels
+        limits.maxFrames = maxFrames
+        limits.maxDuration = maxDuration
+        limits.maxOutputBytes = maxOutput
+        limits.timeout = timeout
+        return limits
+    }
+}

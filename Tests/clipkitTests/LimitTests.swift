@@ -1,0 +1,23 @@
+// Every resource limit is a one-line error naming its option, exit 1, and no output.
+import Foundation
+import Testing
+
+@Suite struct LimitTests {
+    @Test(arguments: [
+        (["gif", "counter.mp4", "--max-frames", "5"], "--max-frames"),
+        (["gif", "counter.mp4", "--max-duration", "2"], "--max-duration"),
+        (["gif", "counter.mp4", "--max-output", "1000"], "--max-output"),
+        (["gif", "counter.mp4", "--max-pixels", "100"], "--max-pixels"),
+        (["thumb", "counter.mp4", "--max-pixels", "100"], "--max-pixels"),
+        (["explode", "counter.mp4", "--max-frames", "10"], "--max-frames"),
+        (["gif", "motion.mp4", "--fps", "50", "--size", "0", "--timeout", "0.01"], "--timeout"),
+    ])
+    func limitIsAnError(_ arguments: [String], _ option: String) throws {
+        let dir = Fixture.scratchDirectory()
+        let result = try CLI.run([arguments[0], Fixture.url("video/\(arguments[1])").path, "-o", "out"] + arguments.dropFirst(2), in: dir)
+        #expect(result.status == 1)
+        #expect(result.stderrLines.count == 1)
+        #expect(result.stderr.contains("(raise it with \(option))"), "\(result.stderr)")
+        #expect(CLI.files(in: dir).isEmpty, "left: \(CLI.files(in: dir))")
+    }
+}
