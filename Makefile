@@ -49,6 +49,7 @@ install: build
 # Regenerates Fixtures/ (needs ffmpeg; never used at test time).
 fixtures:
 	bash Fixtures/make-fixtures.sh
+	python3 Fixtures/make-bad-fixtures.py
 
 bench: build
 	bash bench/run.sh
