@@ -5,7 +5,7 @@ PREFIX ?= /usr/local
 DEPS := libgif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libpng-dev pkg-config
 BIN := .build/release/clipkit
 
-.PHONY: all deps build test demo install fixtures bench clean
+.PHONY: all deps build test demo install fixtures bench clean sanitize fuzz
 
 all: build
 
@@ -51,8 +51,18 @@ fixtures:
 	bash Fixtures/make-fixtures.sh
 	python3 Fixtures/make-bad-fixtures.py
 
+# Side by side with ffmpeg, gifsicle, ImageMagick, ffmpegthumbnailer (installed if missing): writes
+# bench/results.md. QUICK=1: one clip per task, one run each.
 bench: build
-	bash bench/run.sh
+	QUICK="$(QUICK)" bash bench/run.sh
 
 clean:
 	rm -rf .build out
+
+# AddressSanitizer and ThreadSanitizer over the test suite, then valgrind over the three commands.
+sanitize: deps
+	@command -v valgrind >/dev/null || apt-get install -y -qq valgrind
+	LSAN_OPTIONS=suppressions=$(CURDIR)/.lsan-suppressions $(SWIFT) test --sanitize=address --scratch-path .build-asan
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) build -c release --product clipkit
+	bash Fixtures/valgrind-check.sh $(BIN)

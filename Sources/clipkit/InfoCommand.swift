@@ -19,12 +19,15 @@ struct InfoCommand: ParsableCommand {
     @Flag(help: "Print one JSON object per input.")
     var json = false
 
+    @Option(help: ArgumentHelp("Largest canvas or video frame accepted, in pixels.", valueName: "n"))
+    var maxPixels: Int = Limits().maxPixels
+
     func run() throws {
         var failed = false
         for path in inputs {
             let url = URL(fileURLWithPath: path)
             do {
-                let fields = try Self.describe(url)
+                let fields = try Self.describe(url, maxPixels: maxPixels)
                 print(json ? Self.jsonLine(fields) : Self.text(fields))
             } catch {
                 InputRunner.printError((error as? ClipKitError)?.description ?? "\(path): \(error)")
@@ -35,9 +38,10 @@ struct InfoCommand: ParsableCommand {
     }
 
     /// Ordered (key, value) pairs; nil values are unknown.
-    static func describe(_ url: URL) throws -> [(String, Any?)] {
+    static func describe(_ url: URL, maxPixels: Int) throws -> [(String, Any?)] {
+        try InputFile.check(url.path)
         if Exploder.isGIF(url) {
-            let gif = try GIFInfo.read(url)
+            let gif = try GIFInfo.read(url, maxPixels: maxPixels)
             return [
                 ("input", url.path), ("kind", "gif"), ("width", gif.width), ("height", gif.height),
                 ("frame_count", gif.frameCount), ("image_count", gif.imageCount), ("loop_count", gif.loopCount),
@@ -46,8 +50,8 @@ struct InfoCommand: ParsableCommand {
                 ("warnings", gif.warnings),
             ]
         }
-        let info = try VideoReader(url: url).info
-        let timing = try StreamTiming.measure(url)
+        let info = try VideoReader(url: url, maxPixels: maxPixels).info
+        let timing = try StreamTiming.measure(url, maxPixels: maxPixels)
         return [
             ("input", url.path), ("kind", "video"), ("container", info.container), ("codec", info.codec),
             ("width", info.width), ("height", info.height), ("coded_width", info.codedWidth), ("coded_height", info.codedHeight),

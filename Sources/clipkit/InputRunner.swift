@@ -39,7 +39,7 @@ struct InputRunner {
         var inputs: [BatchInput] = []
         var destinations: [URL] = []
         try Self.validate {
-            inputs = try InputScanner.expand(paths, recursive: batch.recursive)
+            inputs = InputScanner.expand(paths, recursive: batch.recursive)
             for input in inputs { destinations.append(try destination(for: input, output: output, inputCount: inputs.count)) }
             try OutputPlan.prepare(output: output)
         }
@@ -48,6 +48,7 @@ struct InputRunner {
         let fingerprint = self.fingerprint, force = batch.force, json = batch.json
         let destinationOf = Dictionary(zip(inputs.map(\.url), destinations), uniquingKeysWith: { first, _ in first })
         let reports = Batch(jobs: batch.jobs ?? ProcessInfo.processInfo.activeProcessorCount).run(inputs, work: { input in
+            if let problem = input.problem { throw problem }
             let destination = destinationOf[input.url]!
             try OutputPlan.checkNotInput(destination, inputs: inputURLs)
             if !force, state.isUpToDate(output: destination, input: input.url, options: fingerprint) {

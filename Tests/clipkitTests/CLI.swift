@@ -30,13 +30,12 @@ enum CLI {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         // Read both pipes to the end before waiting, so a chatty child cannot block on a full pipe.
-        nonisolated(unsafe) var out = Data()
-        let reader = Thread { out = output.fileHandleForReading.readDataToEndOfFile() }
+        let out = Box<Data>()
+        let reader = Thread { out.set(output.fileHandleForReading.readDataToEndOfFile()) }
         reader.start()
         let err = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while !reader.isFinished { Thread.sleep(forTimeInterval: 0.001) }
-        return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+        return Result(status: process.terminationStatus, stdout: String(decoding: out.wait(), as: UTF8.self),
                       stderr: String(decoding: err, as: UTF8.self))
     }
 
@@ -45,5 +44,32 @@ enum CLI {
     static func files(in directory: URL) -> [String] {
         let names = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String } ?? []
         return names.filter { !$0.hasSuffix(".clipkit-state.json") }.sorted()
+    }
+}
+
+/// A value handed from one thread to another: `wait()` blocks until `set` has run.
+final class Box<Value>: @unchecked Sendable {
+    private let ready = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var value: Value?
+
+    func set(_ newValue: Value) {
+        lock.lock(); value = newValue; lock.unlock()
+        ready.signal()
+    }
+
+    /// The value, waiting for it at most `timeout` seconds (nil if it did not come in time).
+    func wait(timeout: Double) -> Value? {
+        guard ready.wait(timeout: .now() + timeout) == .success else { return nil }
+        ready.signal()
+        lock.lock(); defer { lock.unlock() }
+        return value
+    }
+
+    func wait() -> Value {
+        ready.wait()
+        ready.signal()
+        lock.lock(); defer { lock.unlock() }
+        return value!
     }
 }

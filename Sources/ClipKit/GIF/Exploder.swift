@@ -86,7 +86,8 @@ public struct Exploder: Sendable {
 
     /// True when the file starts with a GIF signature, whatever its name.
     public static func isGIF(_ url: URL) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: url.path) else { return false }
+        // Never open what is not a regular file: reading a FIFO would block.
+        guard (try? InputFile.check(url.path)) != nil, let handle = FileHandle(forReadingAtPath: url.path) else { return false }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 6)) ?? Data()
         return head == Data("GIF87a".utf8) || head == Data("GIF89a".utf8)
@@ -99,6 +100,7 @@ public struct Exploder: Sendable {
         if let fps = options.fps, !(fps > 0 && fps.isFinite) {
             throw ClipKitError.invalidOption(name: "--fps", reason: "must be a positive number, got \(fps)")
         }
+        try InputFile.check(input.path)
         if Self.isGIF(input) {
             return try explodeGIF(input, into: directory)
         }
@@ -170,6 +172,7 @@ public struct Exploder: Sendable {
         var readOptions = FrameReadOptions(fps: options.fps)
         readOptions.maxPixels = options.maxPixels
         readOptions.deadline = options.limits.deadline()
+        readOptions.maxDuration = options.limits.maxDuration
         let sequence = try reader.frames(options: readOptions)
         defer { sequence.cancel() }
 

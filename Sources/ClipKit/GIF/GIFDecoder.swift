@@ -330,15 +330,11 @@ private final class BufferedFileReader {
 
     init(url: URL) throws {
         let path = url.path
-        var status = stat()
-        guard stat(path, &status) == 0 else {
+        do {
+            try InputFile.check(path)
+        } catch {
             buffer.deallocate()
-            if errno == ENOENT { throw ClipKitError.fileNotFound(path: path) }
-            throw ClipKitError.unreadable(path: path, reason: String(cString: strerror(errno)))
-        }
-        if (status.st_mode & S_IFMT) == S_IFDIR {
-            buffer.deallocate()
-            throw ClipKitError.isDirectory(path: path)
+            throw error
         }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {

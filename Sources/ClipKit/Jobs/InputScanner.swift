@@ -7,18 +7,23 @@ public struct BatchInput: Sendable, Equatable {
     /// The sub-directory of a directory input this file was found in ("" for files named on
     /// the command line, or at the top of a named directory): outputs mirror the input tree.
     public var relativeDirectory: String
+    /// Why this input cannot be processed, found while expanding (a directory with no media):
+    /// reported as that input's failure without stopping the others.
+    public var problem: ClipKitError?
 
-    public init(url: URL, relativeDirectory: String = "") {
+    public init(url: URL, relativeDirectory: String = "", problem: ClipKitError? = nil) {
         self.url = url
         self.relativeDirectory = relativeDirectory
+        self.problem = problem
     }
 }
 
 public enum InputScanner {
     /// Files stay as given (checked later, one error each). A directory gives the media files in
     /// it, recognised by content (`MediaProbe`), sorted by name; with `recursive`, those in its
-    /// sub-directories too. Hidden files and directories are skipped.
-    public static func expand(_ paths: [String], recursive: Bool) throws -> [BatchInput] {
+    /// sub-directories too; one with none gives an input carrying that `problem`. Hidden files
+    /// and directories are skipped.
+    public static func expand(_ paths: [String], recursive: Bool) -> [BatchInput] {
         var inputs: [BatchInput] = []
         for path in paths {
             var isDirectory: ObjCBool = false
@@ -28,9 +33,9 @@ public enum InputScanner {
             }
             let found = scan(URL(fileURLWithPath: path, isDirectory: true), relative: "", recursive: recursive)
             if found.isEmpty {
-                throw ClipKitError.noFrames(path: path, reason: recursive
+                inputs.append(BatchInput(url: URL(fileURLWithPath: path), problem: .noFrames(path: path, reason: recursive
                     ? "no video or GIF files in this directory or below it"
-                    : "no video or GIF files in this directory (add -r to search sub-directories)")
+                    : "no video or GIF files in this directory (add -r to search sub-directories)")))
             }
             inputs += found
         }

@@ -89,6 +89,7 @@ public struct GIFConverter: Sendable {
         read.maxPixels = options.maxPixels
         read.queueCapacity = 3
         read.deadline = deadline
+        read.maxDuration = options.limits.maxDuration * options.speed
         return read
     }
 

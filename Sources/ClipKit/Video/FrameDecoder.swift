@@ -106,6 +106,10 @@ final class FrameDecoder {
                 }
                 decoded += 1
                 let time = presentationTime(of: frame)
+                if let maxDuration = options.maxDuration, min(time, options.end ?? .infinity) - options.start > maxDuration {
+                    throw ClipKitError.limitExceeded(path: demuxer.path, what: String(format: "a frame at %.1fs", time),
+                                                     limit: String(format: "%gs of clip", maxDuration), option: "--max-duration")
+                }
                 if let last = lastTime, time > last { lastDelta = time - last }
                 lastTime = time
                 if hasCandidate {

@@ -11,8 +11,8 @@ public struct StreamTiming: Sendable, Equatable {
     public var isVariableFrameRate: Bool
 
     /// Reads every packet of the video stream of `url` (no decoding).
-    public static func measure(_ url: URL) throws -> StreamTiming {
-        let demuxer = try Demuxer(url: url)
+    public static func measure(_ url: URL, maxPixels: Int = 100_000_000) throws -> StreamTiming {
+        let demuxer = try Demuxer(url: url, maxPixels: maxPixels)
         guard let format = demuxer.format else { throw ClipKitError.internalFailure(path: url.path, reason: "not open") }
         var packet = av_packet_alloc()
         defer { av_packet_free(&packet) }

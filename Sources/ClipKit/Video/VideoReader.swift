@@ -24,6 +24,9 @@ public struct FrameReadOptions: Sendable {
     public var maxPixels = 100_000_000
     /// Decoding stops with an error once this passes.
     public var deadline = Deadline.none
+    /// Longest stretch of output timeline accepted, in seconds (`--max-duration`); a frame
+    /// timestamped beyond it is an error rather than hours of repeated ticks. Nil: no limit.
+    public var maxDuration: Double?
 
     public init(start: Double = 0, end: Double? = nil, fps: Double? = nil, maxFrames: Int? = nil,
                 keyframesOnly: Bool = false, size: FrameSize = .original) {
@@ -67,7 +70,10 @@ public final class VideoReader: @unchecked Sendable {
     /// non-media or video-less files.
     public init(url: URL, maxPixels: Int = 100_000_000) throws {
         self.url = url
-        let demuxer = try Demuxer(url: url)
+        // libavformat's GIF demuxer reports an oversized canvas as "no picture size": read the
+        // header ourselves first so the error names the limit.
+        if Exploder.isGIF(url) { _ = try GIFDecoder(url: url, maxPixels: maxPixels) }
+        let demuxer = try Demuxer(url: url, maxPixels: maxPixels)
         let info = demuxer.info
         if info.codedWidth * info.codedHeight > maxPixels {
             throw ClipKitError.limitExceeded(path: url.path, what: "frame size \(info.codedWidth)x\(info.codedHeight)",
@@ -85,7 +91,7 @@ public final class VideoReader: @unchecked Sendable {
         let existing = demuxer
         demuxer = nil
         lock.unlock()
-        let source = try existing ?? Demuxer(url: url)
+        let source = try existing ?? Demuxer(url: url, maxPixels: options.maxPixels)
         let decoder = try FrameDecoder(demuxer: source, options: options)
         let sequence = FrameSequence(capacity: options.queueCapacity, expectedCount: decoder.expectedCount)
         let thread = Thread {
@@ -154,23 +160,13 @@ final class Demuxer {
     let info: VideoInfo
     let decoder: UnsafePointer<AVCodec>
 
-    init(url: URL) throws {
+    init(url: URL, maxPixels: Int = 100_000_000) throws {
         Demuxer.quietLogs
         let path = url.path
         self.path = path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw ClipKitError.fileNotFound(path: path)
-        }
-        if isDirectory.boolValue { throw ClipKitError.isDirectory(path: path) }
+        try InputFile.check(path)
         var st = stat()
-        if stat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFREG {
-            throw ClipKitError.unreadable(path: path, reason: "not a regular file")
-        }
-        guard access(path, R_OK) == 0 else {
-            throw ClipKitError.unreadable(path: path, reason: String(cString: strerror(errno)))
-        }
-        if st.st_size == 0 { throw ClipKitError.notMedia(path: path, reason: "empty file") }
+        if stat(path, &st) == 0, st.st_size == 0 { throw ClipKitError.notMedia(path: path, reason: "empty file") }
 
         var context: UnsafeMutablePointer<AVFormatContext>? = nil
         var status = avformat_open_input(&context, path, nil, nil)
@@ -179,6 +175,15 @@ final class Demuxer {
         }
         format = context
         // From here on `deinit` closes `context` on every path, including the throws below.
+        // Probing decodes frames: refuse sizes the container headers already declare too big.
+        for i in 0..<Int(context.pointee.nb_streams) {
+            let parameters = context.pointee.streams[i]!.pointee.codecpar.pointee
+            if parameters.codec_type == AVMEDIA_TYPE_VIDEO, Int(parameters.width) * Int(parameters.height) > maxPixels {
+                avformat_close_input(&format)
+                throw ClipKitError.limitExceeded(path: path, what: "frame size \(parameters.width)x\(parameters.height)",
+                                                 limit: "\(maxPixels) pixels", option: "--max-pixels")
+            }
+        }
         status = avformat_find_stream_info(context, nil)
         if status < 0 {
             avformat_close_input(&format)

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs clipkit's commands on the fixtures under valgrind: no definite leaks, no invalid reads or writes.
+set -euo pipefail
+bin=$(realpath "${1:?usage: valgrind-check.sh path/to/clipkit}")
+fixtures=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+status=0
+check() {
+    local expected=$1; shift
+    local code=0
+    valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
+        "$bin" "$@" >"$work/log" 2>&1 || code=$?
+    if [ "$code" != "$expected" ]; then
+        echo "FAIL (exit $code): clipkit $*"; cat "$work/log"; status=1
+    else
+        echo "ok   (exit $code): clipkit $*"
+    fi
+}
+cd "$work"
+check 0 thumb "$fixtures/video/rotated90.mov" -o t.png
+check 0 thumb "$fixtures/video/counter.mp4" --at 2.5 --skip-black -o t2.png
+check 0 gif "$fixtures/video/vfr.mkv" -o g.gif -q
+check 0 gif "$fixtures/video/motion.mp4" --fps 5 --palette global -o g2.gif -q
+check 0 explode "$fixtures/gif-test-suite/gifs/animated_transparent_frame_restoreprev_loop.gif" -o ex
+check 0 explode "$fixtures/video/vp9.webm" -o ex2
+check 0 info "$fixtures/video/hevc10.mp4" "$fixtures/gif/truncated.gif"
+check 1 thumb "$fixtures/video/truncated.mp4" -o bad.png
+check 1 gif "$fixtures/video/audio_only.m4a" -o bad.gif
+check 1 explode "$fixtures/gif/bad_lzw_first.gif" -o bad
+exit $status

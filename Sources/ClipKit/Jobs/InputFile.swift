@@ -1,0 +1,23 @@
+// Checks an input path before anything opens it: a FIFO or device would block a read forever.
+
+public enum InputFile {
+    /// Throws the typed error for a path that is missing, a directory, not a regular file, or
+    /// unreadable. Nothing is opened, so a FIFO cannot block.
+    public static func check(_ path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { throw ClipKitError.fileNotFound(path: path) }
+            throw ClipKitError.unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: throw ClipKitError.isDirectory(path: path)
+        case S_IFREG: break
+        default: throw ClipKitError.unreadable(path: path, reason: "not a regular file")
+        }
+        guard access(path, R_OK) == 0 else {
+            throw ClipKitError.unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+    }
+}
+
+import Foundation
