@@ -1,0 +1,600 @@
+#!/usr/bin/env python3
+"""clipkit benchmark driver: runs clipkit and its peers side by side and reports medians and ratios.
+
+Called by bench/run.sh (which installs the tools and makes the input clips with bench/gen_inputs.sh).
+Each task runs every tool on the same input, alternating them (the order rotates every round), and
+reports per tool the median wall time, the peak RSS (GNU time's %M, the largest process in the
+tool's process tree), the output bytes and, for GIFs, quality against the source (bench/quality.py).
+"""
+
+import argparse
+import datetime
+import hashlib
+import json
+import math
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+import quality
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+CACHE = os.path.join(HERE, "cache")
+WORK = os.path.join(CACHE, "work")
+KEEP = os.path.join(CACHE, "outputs")
+REFS = os.path.join(CACHE, "refs")
+BUILT = os.path.join(ROOT, ".build", "release", "clipkit")
+# The bench runs a copy of the release binary, so that a rebuild while it runs cannot change what is measured.
+CLIPKIT = os.path.join(CACHE, "bin", "clipkit")
+FORCE = []  # ["--force"] when clipkit has it: timed runs do the work, whatever clipkit's incremental state says
+GNU_TIME = "/usr/bin/time"
+FF = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y"]
+NPROC = os.cpu_count() or 1
+
+
+def imagemagick_convert():
+    """ImageMagick's own convert binary (a `convert` earlier on PATH may be a wrapper script)."""
+    for p in ("/usr/bin/convert", "/usr/bin/convert-im6.q16"):
+        if os.access(p, os.X_OK):
+            return p
+    return shutil.which("convert") or "convert"
+
+
+CONVERT = imagemagick_convert()
+
+
+# --- measuring ------------------------------------------------------------------------------------
+
+def cpu_busy():
+    """Busy and total jiffies of the whole machine, from /proc/stat."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    idle = v[3] + (v[4] if len(v) > 4 else 0)
+    return sum(v) - idle
+
+
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+def run_timed(cmd, cwd=None):
+    """Runs cmd under GNU time. Returns wall seconds, peak RSS (KB), CPU seconds of the command, and
+    the CPU the rest of the machine used meanwhile (in cores: other processes loading the machine)."""
+    stats = os.path.join(WORK, ".time")
+    busy0 = cpu_busy()
+    t0 = time.perf_counter()
+    p = subprocess.run([GNU_TIME, "-f", "%M %U %S", "-o", stats] + cmd, cwd=cwd, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wall = time.perf_counter() - t0
+    busy = (cpu_busy() - busy0) / HZ
+    if p.returncode != 0:
+        err = p.stderr.decode(errors="replace").strip().splitlines()
+        raise RuntimeError(f"exit {p.returncode}: {' '.join(cmd)[:200]}: {err[-1] if err else ''}")
+    with open(stats) as f:
+        last = f.read().strip().splitlines()[-1].split()
+    rss, cpu = int(last[0]), float(last[1]) + float(last[2])
+    return {"wall": wall, "rss_kb": rss, "cpu": cpu, "foreign": max(0.0, busy - cpu) / wall if wall else 0.0}
+
+
+def path_bytes(p):
+    if os.path.isdir(p):
+        return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(p) for f in fs)
+    return os.path.getsize(p) if os.path.exists(p) else 0
+
+
+def path_files(p):
+    return sum(len(fs) for _, _, fs in os.walk(p)) if os.path.isdir(p) else int(os.path.exists(p))
+
+
+def digest(p):
+    h = hashlib.sha256()
+    paths = [p] if not os.path.isdir(p) else sorted(os.path.join(d, f) for d, _, fs in os.walk(p) for f in fs)
+    for q in paths:
+        h.update(os.path.relpath(q, p).encode())
+        with open(q, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()
+
+
+def clear(p):
+    if os.path.isdir(p):
+        shutil.rmtree(p)
+    elif os.path.exists(p):
+        os.remove(p)
+
+
+class Tool:
+    """One way of doing a task. steps(out) gives the commands; `then` names a derived tool that runs
+    more commands on this tool's output, its figures being the sum (time) and max (RSS) of both."""
+
+    def __init__(self, name, steps, out, is_dir=False, then=None):
+        self.name, self.steps, self.out, self.is_dir, self.then = name, steps, out, is_dir, then
+
+
+def run_task(task, tools, runs, log):
+    """Runs the tools `runs` times each, alternating them. Returns {tool name: figures}."""
+    rows = {}
+    for t in tools:
+        rows[t.name] = {"samples": [], "digests": set()}
+        if t.then:
+            rows[t.then[0]] = {"samples": [], "digests": set()}
+    for r in range(runs):
+        order = tools[r % len(tools):] + tools[:r % len(tools)]
+        for t in order:
+            row = rows[t.name]
+            if "error" in row:
+                continue
+            out = os.path.join(WORK, t.out)
+            clear(out)
+            if t.is_dir:
+                os.makedirs(out)
+            try:
+                figs = [run_timed(c) for c in t.steps(out)]
+            except RuntimeError as e:
+                row["error"] = str(e)
+                log(f"  {t.name}: FAILED {e}")
+                continue
+            s = {"wall": sum(f["wall"] for f in figs), "rss_kb": max(f["rss_kb"] for f in figs),
+                 "foreign": max(f["foreign"] for f in figs), "bytes": path_bytes(out), "files": path_files(out)}
+            if s["bytes"] == 0:
+                row["error"] = "exit 0 but no output written"
+                log(f"  {t.name}: FAILED {row['error']}")
+                continue
+            row["samples"].append(s)
+            row["digests"].add(digest(out))
+            keep = os.path.join(KEEP, task, t.out)
+            if r == 0:
+                clear(keep)
+                os.makedirs(os.path.dirname(keep), exist_ok=True)
+                shutil.copytree(out, keep) if t.is_dir else shutil.copy(out, keep)
+                row["kept"] = keep
+            log(f"  {t.name}: {s['wall']:.3f} s, {s['rss_kb'] / 1024:.1f} MB, {s['bytes']} bytes"
+                + (f"  (other load {s['foreign']:.2f} cores)" if s["foreign"] > 0.25 else ""))
+            if t.then:
+                name, steps, out2 = t.then
+                row2 = rows[name]
+                if "error" in row2:
+                    continue
+                # out2 None: run again over this tool's own output (an incremental second run), figures of
+                # its own; otherwise a pipeline step writing out2 from this output, figures added up.
+                o2 = out if out2 is None else os.path.join(WORK, out2)
+                if out2 is not None:
+                    clear(o2)
+                try:
+                    figs2 = [run_timed(c) for c in steps(out, o2)]
+                except RuntimeError as e:
+                    row2["error"] = str(e)
+                    log(f"  {name}: FAILED {e}")
+                    continue
+                if out2 is None:
+                    s2 = {"wall": sum(f["wall"] for f in figs2), "rss_kb": max(f["rss_kb"] for f in figs2),
+                          "foreign": max(f["foreign"] for f in figs2)}
+                else:
+                    s2 = {"wall": s["wall"] + sum(f["wall"] for f in figs2),
+                          "rss_kb": max([s["rss_kb"]] + [f["rss_kb"] for f in figs2]),
+                          "foreign": max([s["foreign"]] + [f["foreign"] for f in figs2])}
+                s2.update(bytes=path_bytes(o2), files=path_files(o2))
+                row2["samples"].append(s2)
+                row2["digests"].add(digest(o2))
+                if r == 0 and out2 is not None:
+                    keep2 = os.path.join(KEEP, task, out2)
+                    clear(keep2)
+                    shutil.copy(o2, keep2)
+                    row2["kept"] = keep2
+                log(f"  {name}: {s2['wall']:.3f} s, {s2['rss_kb'] / 1024:.1f} MB, {s2['bytes']} bytes")
+    for row in rows.values():
+        sm = row["samples"]
+        if sm:
+            row["runs"] = len(sm)
+            row["wall"] = statistics.median(x["wall"] for x in sm)
+            row["wall_min"] = min(x["wall"] for x in sm)
+            row["wall_max"] = max(x["wall"] for x in sm)
+            row["rss_kb"] = statistics.median(x["rss_kb"] for x in sm)
+            row["bytes"] = statistics.median(x["bytes"] for x in sm)
+            row["files"] = sm[0]["files"]
+            row["foreign"] = statistics.median(x["foreign"] for x in sm)
+            row["foreign_max"] = max(x["foreign"] for x in sm)
+        row["deterministic"] = len(row.pop("digests")) <= 1
+    return rows
+
+
+# --- tasks ----------------------------------------------------------------------------------------
+
+def gif_tools(src, fps, width):
+    f = f"{fps:g}"
+    recipe = (f"fps={f},scale={width}:-1:flags=lanczos,split[a][b];[a]palettegen=stats_mode=diff[p];"
+              f"[b][p]paletteuse=dither=sierra2_4a:diff_mode=rectangle")
+    return [
+        Tool("clipkit", lambda o: [[CLIPKIT, "gif", "-q", *FORCE, src, "--fps", f, "--width", str(width), "-o", o]],
+             "clipkit.gif"),
+        Tool("ffmpeg palettegen/paletteuse", lambda o: [FF + ["-i", src, "-vf", recipe, o]], "ffmpeg_recipe.gif",
+             then=("ffmpeg recipe + gifsicle -O3", lambda i, o: [["gifsicle", "-O3", i, "-o", o]],
+                   "ffmpeg_recipe_O3.gif")),
+        Tool("ffmpeg fps,scale", lambda o: [FF + ["-i", src, "-vf", f"fps={f},scale={width}:-1", o]],
+             "ffmpeg_plain.gif"),
+    ]
+
+
+def explode_tools(gif):
+    return [
+        Tool("clipkit", lambda o: [[CLIPKIT, "explode", *FORCE, gif, "-o", o]], "clipkit.frames", True),
+        Tool("ImageMagick convert -coalesce",
+             lambda o: [[CONVERT, gif, "-coalesce", os.path.join(o, "frame_%04d.png")]], "convert.frames", True),
+        Tool("ffmpeg", lambda o: [FF + ["-i", gif, os.path.join(o, "frame_%04d.png")]], "ffmpeg.frames", True),
+        Tool("gifsicle --explode (GIFs, speed only)",
+             lambda o: [["gifsicle", "--explode", gif, "-o", os.path.join(o, "frame")]], "gifsicle.frames", True),
+    ]
+
+
+def thumb_tools(src):
+    return [
+        Tool("clipkit", lambda o: [[CLIPKIT, "thumb", *FORCE, src, "-o", o]], "clipkit.png"),
+        Tool("ffmpegthumbnailer -t 0", lambda o: [["ffmpegthumbnailer", "-i", src, "-o", o, "-s", "320", "-t", "0"]],
+             "ffmpegthumbnailer.png"),
+        Tool("ffmpeg -frames:v 1", lambda o: [FF + ["-i", src, "-frames:v", "1", "-vf", "scale=320:-1", o]],
+             "ffmpeg.png"),
+    ]
+
+
+LOOP = 'out=$1; shift; for f in "$@"; do b=${f##*/}; '
+
+
+def batch_tools(clips):
+    return [
+        Tool("clipkit", lambda o: [[CLIPKIT, "thumb", *FORCE, *clips, "-o", o + "/"]], "clipkit.batch", True,
+             then=("clipkit, second run (incremental)", lambda i, o: [[CLIPKIT, "thumb", *clips, "-o", i + "/"]],
+                   None)),
+        Tool("50 x ffmpegthumbnailer", lambda o: [["bash", "-c", LOOP + 'ffmpegthumbnailer -i "$f" -o "$out/${b%.*}.png" '
+                                                   '-s 320 -t 0 || exit 1; done', "_", o, *clips]],
+             "ffmpegthumbnailer.batch", True),
+        Tool("50 x ffmpeg", lambda o: [["bash", "-c", LOOP + 'ffmpeg -hide_banner -loglevel error -nostdin -y -i "$f" '
+                                        '-frames:v 1 -vf scale=320:-1 "$out/${b%.*}.png" || exit 1; done', "_", o, *clips]],
+             "ffmpeg.batch", True),
+    ]
+
+
+# --- report ---------------------------------------------------------------------------------------
+
+def fmt_ratio(a, b, digits=2):
+    if a is None or b is None or b == 0:
+        return "n/a"
+    return f"{a / b:.{digits}f}x"
+
+
+def mb(kb):
+    return f"{kb / 1024:.1f}"
+
+
+def version(cmd):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
+        out = (p.stdout + p.stderr).strip().splitlines()
+        return out[0].strip() if out else "?"
+    except (OSError, subprocess.TimeoutExpired):
+        return "not found"
+
+
+def machine():
+    cpu = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    mem = "?"
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal"):
+                mem = f"{int(line.split()[1]) / 1048576:.1f} GB"
+    return cpu, mem
+
+
+def git_state():
+    try:
+        head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--", "Sources", "Package.swift"],
+                               capture_output=True, text=True).stdout.strip()
+        return head + (" (Sources/ has uncommitted changes)" if dirty else "")
+    except OSError:
+        return "?"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="one clip per task, one run each")
+    ap.add_argument("--runs", type=int, help="runs per tool (default 3, QUICK 1)")
+    ap.add_argument("--out", help="Markdown file to write (default bench/results.md; QUICK: bench/cache/results-quick.md)")
+    a = ap.parse_args()
+    quick = a.quick
+    runs = a.runs or (1 if quick else 3)
+    fast_runs = runs if quick else max(runs, 7)  # sub-second tasks: more runs for a steadier median
+    out_md = a.out or (os.path.join(CACHE, "results-quick.md") if quick else os.path.join(HERE, "results.md"))
+    os.makedirs(WORK, exist_ok=True)
+    os.makedirs(KEEP, exist_ok=True)
+    os.makedirs(os.path.dirname(CLIPKIT), exist_ok=True)
+    shutil.copy2(BUILT, CLIPKIT + ".part")
+    os.replace(CLIPKIT + ".part", CLIPKIT)
+    if "--force" in subprocess.run([CLIPKIT, "gif", "--help"], capture_output=True, text=True).stdout:
+        FORCE.append("--force")
+    started = time.time()
+    load0 = os.getloadavg()
+
+    def log(msg):
+        print(msg, file=sys.stderr, flush=True)
+
+    def c(name):
+        return os.path.join(CACHE, name)
+
+    results = []  # (task, input label, rows, extra)
+
+    # gif
+    gif_inputs = [("10 s 1280x720 30 fps H.264", c("src10_720p.mp4"))]
+    if not quick:
+        gif_inputs += [("60 s 1920x1080 30 fps H.264", c("src60_1080p.mp4")),
+                       ("7 s 1280x720 VFR .mkv (30/12/60 fps)", c("vfr.mkv"))]
+    for label, src in gif_inputs:
+        log(f"gif: {label} ({runs} runs each)")
+        rows = run_task("gif", gif_tools(src, 10, 480), runs, log)
+        for name, row in rows.items():
+            if row.get("kept"):
+                log(f"  quality: {name}")
+                row["q"] = quality.measure(row["kept"], src, 10, REFS)
+        results.append(("gif", label, rows, {"src": src, "seconds": quality.probe_duration(src)}))
+
+    # explode: a 100-frame 480x270 GIF written by clipkit gif
+    anim = c("anim.gif")
+    log("explode: making anim.gif with clipkit gif")
+    subprocess.run([CLIPKIT, "gif", "-q", *FORCE, c("src10_720p.mp4"), "--fps", "10", "--width", "480", "-o", anim],
+                   check=True)
+    info = quality.parse_gif(anim)
+    alabel = f"{len(info['delays_cs'])}-frame {info['width']}x{info['height']} GIF from clipkit gif"
+    log(f"explode: {alabel} ({runs} runs each)")
+    results.append(("explode", alabel, run_task("explode", explode_tools(anim), runs, log), {}))
+
+    # thumb
+    thumb_inputs = [("1280x720 H.264 .mp4", c("src10_720p.mp4"))]
+    if not quick:
+        thumb_inputs += [("1920x1080 H.264 .mp4", c("src60_1080p.mp4")),
+                         ("1280x720 H.264 .mov, rotated 90", c("rotated90.mov")),
+                         ("1280x720 H.264 VFR .mkv", c("vfr.mkv")),
+                         ("1280x720 10-bit HEVC .mp4", c("hevc10.mp4")),
+                         ("1280x720 VP9 .webm", c("vp9.webm"))]
+    for label, src in thumb_inputs:
+        log(f"thumb: {label} ({fast_runs} runs each)")
+        results.append(("thumb", label, run_task("thumb", thumb_tools(src), fast_runs, log), {}))
+
+    # batch thumbnails
+    bdir = c("batch")
+    clips = sorted(os.path.join(bdir, f) for f in os.listdir(bdir) if f.endswith(".mp4") and ".part." not in f)
+    log(f"thumb batch: {len(clips)} clips ({runs} runs each)")
+    results.append(("thumb batch", f"{len(clips)} clips, 2 s 640x360 H.264", run_task("batch", batch_tools(clips), runs, log), {}))
+
+    elapsed = time.time() - started
+    load1 = os.getloadavg()
+    md = report(results, quick, runs, fast_runs, elapsed, load0, load1)
+    print(md)
+    with open(out_md, "w") as f:
+        f.write(md)
+    with open(os.path.join(CACHE, "results-quick.json" if quick else "results.json"), "w") as f:
+        json.dump([{"task": t, "input": l, "rows": r, "extra": e} for t, l, r, e in results], f, indent=1, default=str)
+    log(f"bench: wrote {os.path.relpath(out_md, ROOT)} ({elapsed:.0f} s)")
+    if any("error" in row for _, _, rows, _ in results for row in rows.values()):
+        log("bench: some commands failed (see the table)")
+
+
+def report(results, quick, runs, fast_runs, elapsed, load0, load1):
+    cpu, mem = machine()
+    L = []
+    add = L.append
+    add("# clipkit benchmark" + (" (QUICK: one clip per task, one run each)" if quick else ""))
+    add("")
+    add(f"- Date: {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}")
+    add(f"- Machine: {cpu}, nproc {NPROC}, {mem} RAM, {platform.system()} {platform.release()}")
+    add(f"- Load average at start {load0[0]:.2f} / {load0[1]:.2f} / {load0[2]:.2f}, at end "
+        f"{load1[0]:.2f} / {load1[1]:.2f} / {load1[2]:.2f}; bench time {elapsed / 60:.1f} min")
+    add(f"- clipkit: {version([CLIPKIT, '--version'])}, commit {git_state()}, release build"
+        + (", timed runs with --force (clipkit skips up-to-date outputs otherwise)" if FORCE else ""))
+    add(f"- {version(['ffmpeg', '-version'])}")
+    add(f"- {version(['gifsicle', '--version'])}")
+    add(f"- {version([CONVERT, '-version']).replace('Version: ', '')}")
+    add(f"- {version(['ffmpegthumbnailer', '-v'])}")
+    import numpy
+    import PIL
+    add(f"- Python {platform.python_version()}, numpy {numpy.__version__}, Pillow {PIL.__version__} (measuring only)")
+    fl = [row["foreign"] for _, _, rows, _ in results for row in rows.values() if "foreign" in row]
+    if fl:
+        med = statistics.median(fl)
+        add(f"- Other processes' CPU use while tools ran: median {med:.2f} cores, max {max(fl):.2f} "
+            f"(per-row medians){'; **the machine was busy: timings are disturbed, rerun when it is quiet**' if med > 0.3 else ''}")
+    add(f"- Runs per tool: {runs} ({fast_runs} for single thumbnails), alternating tools; figures are medians")
+    add("")
+    add("Reproduce: `make bench` (full) or `make bench QUICK=1`. Ratios are clipkit's figure divided by the peer's: "
+        "below 1x means clipkit is faster / smaller / uses less memory; for SSIM and PSNR above 1x means clipkit is better.")
+    add("")
+
+    # ratio table
+    add("## clipkit as a ratio to each peer")
+    add("")
+    add("| task | input | peer | wall time | peak RSS | output bytes | SSIM mean | SSIM min | PSNR avg | PSNR min "
+        "| SSIM mean vs round=near ref | duration Δ ms (clipkit / peer) |")
+    add("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for task, label, rows, _ in results:
+        ck = rows.get("clipkit", {})
+        for name, row in rows.items():
+            if name == "clipkit":
+                continue
+            if "wall" not in row or "wall" not in ck:
+                add(f"| {task} | {label} | {name} | failed: {row.get('error') or ck.get('error')} |" + " |" * 8)
+                continue
+            if name.startswith("clipkit,"):
+                add(f"| {task} | {label} | {name} | first run takes {ck['wall'] / row['wall']:.1f}x as long "
+                    f"| {fmt_ratio(ck['rss_kb'], row['rss_kb'])} | | | | | | | |")
+                continue
+            q, cq = row.get("q"), ck.get("q")
+            cells = [fmt_ratio(ck["wall"], row["wall"]), fmt_ratio(ck["rss_kb"], row["rss_kb"]),
+                     fmt_ratio(ck["bytes"], row["bytes"])]
+            if q and cq:
+                cells += [fmt_ratio(cq["ssim_mean_up"], q["ssim_mean_up"], 3), fmt_ratio(cq["ssim_min_up"], q["ssim_min_up"], 3),
+                          f"{fmt_ratio(cq['psnr_avg_up'], q['psnr_avg_up'], 3)} ({cq['psnr_avg_up'] - q['psnr_avg_up']:+.1f} dB)",
+                          f"{fmt_ratio(cq['psnr_min_up'], q['psnr_min_up'], 3)} ({cq['psnr_min_up'] - q['psnr_min_up']:+.1f} dB)",
+                          fmt_ratio(cq["ssim_mean_near"], q["ssim_mean_near"], 3),
+                          f"{cq['duration_delta_ms']:+d} / {q['duration_delta_ms']:+d}"]
+            else:
+                cells += [""] * 6
+            add(f"| {task} | {label} | {name} | " + " | ".join(cells) + " |")
+    add("")
+
+    # absolute figures
+    add("## Figures (medians)")
+    add("")
+    add("| task | input | tool | wall s (min-max) | peak RSS MB | output bytes | files | SSIM mean / min | PSNR avg / min dB "
+        "| SSIM mean / min vs round=near | PSNR avg vs round=near | GIF frames / ticks | duration Δ ms | other load (cores) |")
+    add("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for task, label, rows, _ in results:
+        for name, row in rows.items():
+            if "wall" not in row:
+                add(f"| {task} | {label} | {name} | failed: {row.get('error', '?')} |" + " |" * 10)
+                continue
+            q = row.get("q")
+            qc = ["", "", "", "", "", ""]
+            if q:
+                qc = [f"{q['ssim_mean_up']:.4f} / {q['ssim_min_up']:.4f}", f"{q['psnr_avg_up']:.2f} / {q['psnr_min_up']:.2f}",
+                      f"{q['ssim_mean_near']:.4f} / {q['ssim_min_near']:.4f}", f"{q['psnr_avg_near']:.2f}",
+                      f"{q['gif_images']} / {q['ticks']}", f"{q['duration_delta_ms']:+d}"]
+            det = "" if row["deterministic"] or name != "clipkit" else " (outputs differ between runs)"
+            add(f"| {task} | {label} | {name}{det} | {row['wall']:.3f} ({row['wall_min']:.3f}-{row['wall_max']:.3f}) | "
+                f"{mb(row['rss_kb'])} | {int(row['bytes'])} | {row['files']} | " + " | ".join(qc)
+                + f" | {row['foreign']:.2f} (max {row['foreign_max']:.2f}) |")
+    add("")
+
+    # targets
+    add("## Targets from the issues")
+    add("")
+    add("| target | measured | result |")
+    add("|---|---|---|")
+    T = []
+
+    def target(desc, measured, ok):
+        T.append(ok)
+        add(f"| {desc} | {measured} | {'pass' if ok else '**MISS**' if ok is not None else 'n/a'} |")
+
+    def find(task, label_start=None):
+        for t, l, r, e in results:
+            if t == task and (label_start is None or l.startswith(label_start)):
+                return r, e
+        return None, None
+
+    def get(rows, name, key):
+        return rows.get(name, {}).get(key) if rows else None
+
+    thumbs, _ = find("thumb", "1280x720 H.264 .mp4")
+    if thumbs and "wall" in thumbs.get("clipkit", {}):
+        ck = thumbs["clipkit"]
+        for peer in ("ffmpegthumbnailer -t 0", "ffmpeg -frames:v 1"):
+            if "wall" in thumbs.get(peer, {}):
+                r = ck["wall"] / thumbs[peer]["wall"]
+                target(f"thumb 720p: wall time at most 0.5x {peer}", f"{r:.2f}x", r <= 0.5)
+        target("thumb 720p: peak RSS under 60 MB", f"{mb(ck['rss_kb'])} MB", ck["rss_kb"] < 60 * 1024)
+    batch, _ = find("thumb batch")
+    if batch and "wall" in batch.get("clipkit", {}) and "wall" in batch.get("50 x ffmpegthumbnailer", {}):
+        r = batch["clipkit"]["wall"] / batch["50 x ffmpegthumbnailer"]["wall"]
+        target("thumb batch of 50: faster than 50 ffmpegthumbnailer calls (issue 2)", f"{r:.2f}x", r < 1)
+        target("thumb batch of 50: at least 3x faster than 50 ffmpegthumbnailer calls (issue 5)",
+               f"{1 / r:.1f}x faster", r <= 1 / 3)
+        inc = batch.get("clipkit, second run (incremental)", {})
+        if "wall" in inc:
+            f = batch["clipkit"]["wall"] / inc["wall"]
+            target("thumb batch of 50: second, incremental run at least 20x faster than the first (issue 5)",
+                   f"{f:.1f}x faster", f >= 20)
+    g10, _ = find("gif", "10 s")
+    g60, e60 = find("gif", "60 s")
+    if g10 and "wall" in g10.get("clipkit", {}):
+        ck = g10["clipkit"]
+        rp = g10.get("ffmpeg palettegen/paletteuse", {})
+        if "wall" in rp:
+            target("gif 10 s 720p: wall time at most 0.5x ffmpeg's recipe", f"{ck['wall'] / rp['wall']:.2f}x",
+                   ck["wall"] / rp["wall"] <= 0.5)
+            if ck.get("q") and rp.get("q"):
+                a, b = ck["q"]["ssim_mean_up"], rp["q"]["ssim_mean_up"]
+                target("gif 10 s 720p: mean SSIM at least ffmpeg recipe's (reference at each GIF's display times, round=up)",
+                       f"{a:.4f} vs {b:.4f}", a >= b)
+                a, b = ck["q"]["ssim_mean_near"], rp["q"]["ssim_mean_near"]
+                target("(same, against the round=near reference ffmpeg's own timing uses)", f"{a:.4f} vs {b:.4f}", a >= b)
+            target("gif 10 s 720p: file size at most 0.7x ffmpeg recipe's", f"{ck['bytes'] / rp['bytes']:.2f}x "
+                   f"({ck['bytes'] / 1e6:.2f} MB vs {rp['bytes'] / 1e6:.2f} MB)", ck["bytes"] / rp["bytes"] <= 0.7)
+        target("gif 10 s 720p: peak RSS under 100 MB", f"{mb(ck['rss_kb'])} MB", ck["rss_kb"] < 100 * 1024)
+        if g60 and "wall" in g60.get("clipkit", {}):
+            c60 = g60["clipkit"]
+            target("gif 60 s 1080p: peak RSS under 150 MB", f"{mb(c60['rss_kb'])} MB", c60["rss_kb"] < 150 * 1024)
+            target("gif 60 s 1080p: peak RSS within 1.3x of the 10 s figure", f"{c60['rss_kb'] / ck['rss_kb']:.2f}x",
+                   c60["rss_kb"] / ck["rss_kb"] <= 1.3)
+            per10, per60 = ck["wall"] / 10, c60["wall"] / 60
+            target("gif scaling (information): wall time per source second, 60 s 1080p vs 10 s 720p "
+                   "(1080p has 2.25x the pixels to decode)", f"{per60:.3f} s vs {per10:.3f} s ({per60 / per10:.2f}x)", None)
+            rp60 = g60.get("ffmpeg palettegen/paletteuse", {})
+            if "rss_kb" in rp60 and "rss_kb" in rp:
+                target("gif scaling (information): ffmpeg recipe's peak RSS 10 s -> 60 s",
+                       f"{mb(rp['rss_kb'])} MB -> {mb(rp60['rss_kb'])} MB", None)
+    ex, _ = find("explode")
+    if ex and "wall" in ex.get("clipkit", {}):
+        ck = ex["clipkit"]
+        for peer in ("ImageMagick convert -coalesce", "ffmpeg"):
+            if "wall" in ex.get(peer, {}):
+                r = ck["wall"] / ex[peer]["wall"]
+                target(f"explode 100-frame GIF: wall time at most 0.5x {peer}", f"{r:.2f}x", r <= 0.5)
+        target("explode: peak RSS under 50 MB", f"{mb(ck['rss_kb'])} MB", ck["rss_kb"] < 50 * 1024)
+    add("")
+    missed = sum(1 for t in T if t is False)
+    add(f"{missed} target(s) missed." if missed else "All targets met.")
+    add("")
+
+    # notes
+    add("## How it is measured")
+    add("")
+    add("- Inputs are made by `bench/gen_inputs.sh` with ffmpeg's test sources (testsrc2 averaged with a turning "
+        "spiral gradient, light temporal grain; H.264 CRF 20), cached in `bench/cache/`.")
+    add("- Wall time: the command's elapsed time from the driver (GNU time adds about 1 ms for every tool). Peak RSS: "
+        "GNU time `%M`, the largest single process of the command (for a loop of 50 calls, the largest call). "
+        "`ffmpeg recipe + gifsicle -O3` is the recipe's run followed by gifsicle on its output: times added, RSS the larger.")
+    add("- GIF quality (`bench/quality.py`): each GIF is decoded by ffmpeg (composited frames, checked frame for frame "
+        "against Pillow's decoder) and sampled by its own delays at the middle of each 1/fps tick; tick i is compared "
+        "with the source frame on screen at i/fps (`fps=10:round=up`, the frame clipkit's timing promises) scaled to "
+        "the GIF's size with lanczos, both turned to grey by `format=rgb24,format=gray`. The second SSIM column uses "
+        "ffmpeg's default `fps=10` (round=near) reference instead, the timing ffmpeg's own GIFs follow. SSIM is ffmpeg's "
+        "ssim filter's formula (checked equal to it); PSNR avg is from the mean MSE. Duration Δ is the GIF's total "
+        "delay minus the source's duration (stream duration; browsers' 0/1 cs rule applied).")
+    add("- `other load` is the CPU time the rest of the machine used while a tool ran (from /proc/stat minus the "
+        "tool's own CPU time), in cores: above about 0.3 the timings of that row are disturbed.")
+    notes = []
+    for task, label, rows, _ in results:
+        for name, row in rows.items():
+            q = row.get("q") or {}
+            if q.get("warning"):
+                notes.append(f"{task} {label} {name}: {q['warning']}")
+            pc = q.get("pillow_check")
+            if pc and pc[1]:
+                notes.append(f"{task} {label} {name}: ffmpeg and Pillow composite {pc[1]} of {pc[0]} frames differently "
+                             f"(max difference {pc[2]})")
+            if q.get("ticks_past_end"):
+                notes.append(f"{task} {label} {name}: the GIF ends {q['ticks_past_end']} tick(s) before the source")
+            if q.get("stored_delays_below_2cs"):
+                notes.append(f"{task} {label} {name}: {q['stored_delays_below_2cs']} delay(s) below 2 cs")
+            if row.get("error"):
+                notes.append(f"{task} {label} {name}: {row['error']}")
+    if notes:
+        add("")
+        add("Notes from this run:")
+        add("")
+        for n in notes:
+            add(f"- {n}")
+    add("")
+    return "\n".join(L)
+
+
+if __name__ == "__main__":
+    main()

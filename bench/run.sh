@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# clipkit benchmark: clipkit side by side with ffmpeg, gifsicle, ImageMagick and ffmpegthumbnailer.
+#   make bench            full run (3 runs per tool, all clips), writes bench/results.md
+#   make bench QUICK=1    one clip per task, one run each, writes bench/cache/results-quick.md
+# Run through make (which builds the release binary first), or after `make build`: bash bench/run.sh
+# Installs the peer tools (Debian packages) and numpy/Pillow when missing; the bench is the only place
+# they are used. Input clips are generated into bench/cache/ (not committed) and reused.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=""
+case "${QUICK:-}" in "" | 0 | no | false) ;; *) quick=1 ;; esac
+
+apt_install() {
+    if [ "$(id -u)" != 0 ]; then
+        echo "bench: missing $*; run as root:" >&2
+        echo "  apt-get update && apt-get install -y $*" >&2
+        exit 1
+    fi
+    echo "bench: installing $*"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+missing=()
+{ command -v ffmpeg && command -v ffprobe; } >/dev/null 2>&1 || missing+=(ffmpeg)
+command -v gifsicle >/dev/null 2>&1 || missing+=(gifsicle)
+# ImageMagick's own binary: a `convert` found earlier on PATH is not necessarily ImageMagick
+[ -x /usr/bin/convert ] || missing+=(imagemagick)
+command -v ffmpegthumbnailer >/dev/null 2>&1 || missing+=(ffmpegthumbnailer)
+[ -x /usr/bin/time ] || missing+=(time)
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
+[ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+
+if ! python3 -c "import numpy, PIL" 2>/dev/null; then
+    echo "bench: installing numpy and Pillow"
+    python3 -m pip install --quiet numpy pillow 2>/dev/null ||
+        python3 -m pip install --quiet --break-system-packages numpy pillow 2>/dev/null ||
+        apt_install python3-numpy python3-pil
+    python3 -c "import numpy, PIL" || { echo "bench: numpy and Pillow are needed" >&2; exit 1; }
+fi
+
+if [ ! -x .build/release/clipkit ]; then
+    echo "bench: no release build; run: make bench (or make build first)" >&2
+    exit 1
+fi
+
+echo "bench: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+bash bench/gen_inputs.sh ${quick:+quick}
+exec python3 bench/bench.py ${quick:+--quick}
