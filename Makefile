@@ -66,3 +66,16 @@ sanitize: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 	$(SWIFT) build -c release --product clipkit
 	bash Fixtures/valgrind-check.sh $(BIN)
+
+# libFuzzer over the GIF decoder and the manifest/PNG readers, seeded from the fixtures.
+# FUZZ_TIME seconds each (default 600). Crashes land in Fuzz/artifacts/; keep each one as a
+# regression fixture in Fixtures/fuzz/ (the tests run the decoders over that folder).
+FUZZ_TIME ?= 600
+fuzz: deps
+	CLIPKIT_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product GIFDecoderFuzz
+	CLIPKIT_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product ManifestFuzz
+	mkdir -p Fuzz/corpus/gif Fuzz/corpus/manifest Fuzz/artifacts
+	cp -n Fixtures/gif/*.gif Fixtures/gif-test-suite/gifs/*.gif Fixtures/fuzz/*.gif Fuzz/corpus/gif/ 2>/dev/null || true
+	cp -n Fixtures/gif/expected/*.png Fixtures/video/still.png Fuzz/corpus/manifest/ 2>/dev/null || true
+	.build-fuzz/debug/GIFDecoderFuzz Fuzz/corpus/gif -max_total_time=$(FUZZ_TIME) -max_len=8192 -artifact_prefix=Fuzz/artifacts/gif- -print_final_stats=1
+	.build-fuzz/debug/ManifestFuzz Fuzz/corpus/manifest -max_total_time=$(FUZZ_TIME) -max_len=8192 -artifact_prefix=Fuzz/artifacts/manifest- -print_final_stats=1

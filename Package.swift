@@ -1,6 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// `make fuzz` sets CLIPKIT_FUZZ: the library is then instrumented for libFuzzer's coverage.
+let fuzzing = Context.environment["CLIPKIT_FUZZ"] != nil
+
 let package = Package(
     name: "clipkit",
     products: [
@@ -28,7 +31,8 @@ let package = Package(
         .target(
             name: "ClipKit",
             dependencies: ["CFFmpeg", "CGIF", "CPNG"],
-            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+            swiftSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"])]
+                : [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),
         .executableTarget(
             name: "clipkit",
@@ -39,3 +43,21 @@ let package = Package(
     ],
     swiftLanguageModes: [.v5]
 )
+
+// libFuzzer targets, only for `make fuzz`: instrumented with -sanitize=fuzzer,address and linked with
+// clang's fuzzer runtime without its main (the target's entry point starts libFuzzer's driver).
+if fuzzing {
+    let fuzzer = "/opt/swift/usr/lib/clang/21/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a"
+    package.targets += [
+        .executableTarget(name: "GIFDecoderFuzz", dependencies: ["ClipKit"], path: "Fuzz/GIFDecoderFuzz",
+                          swiftSettings: [.unsafeFlags(["-parse-as-library", "-sanitize=fuzzer,address"])],
+                          linkerSettings: [.unsafeFlags(["-sanitize=address", "-Xlinker", fuzzer, "-lstdc++"])]),
+        .executableTarget(name: "ManifestFuzz", dependencies: ["ClipKit"], path: "Fuzz/ManifestFuzz",
+                          swiftSettings: [.unsafeFlags(["-parse-as-library", "-sanitize=fuzzer,address"])],
+                          linkerSettings: [.unsafeFlags(["-sanitize=address", "-Xlinker", fuzzer, "-lstdc++"])]),
+    ]
+    package.products += [
+        .executable(name: "GIFDecoderFuzz", targets: ["GIFDecoderFuzz"]),
+        .executable(name: "ManifestFuzz", targets: ["ManifestFuzz"]),
+    ]
+}

@@ -141,16 +141,20 @@ public struct FramesManifest: Codable, Equatable, Sendable {
 
     /// Reads and checks a manifest: every listed file exists beside it, delays fit a GIF
     /// (0 to 65535 centiseconds, `delay_ms` matching), sizes are positive.
+    /// Largest frames.json read: far more than a 100000-frame manifest needs.
+    static let maxManifestBytes = 64 << 20
+
     public static func read(from url: URL) throws -> FramesManifest {
         let path = url.path
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            var isDirectory: ObjCBool = false
-            if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) { throw ClipKitError.fileNotFound(path: path) }
-            if isDirectory.boolValue { throw ClipKitError.isDirectory(path: path) }
-            throw ClipKitError.unreadable(path: path, reason: error.localizedDescription)
+        try InputFile.check(path)
+        // Read through a FileHandle: Data(contentsOf:) leaked its buffer under the fuzzer.
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ClipKitError.unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        defer { try? handle.close() }
+        let data = (try? handle.read(upToCount: maxManifestBytes + 1)) ?? Data()
+        if data.count > maxManifestBytes {
+            throw ClipKitError.limitExceeded(path: path, what: "manifest size", limit: "\(maxManifestBytes) bytes", option: "a smaller manifest")
         }
         let manifest: FramesManifest
         do {
