@@ -37,7 +37,7 @@ public struct Thumbnailer: Sendable {
 
     /// The thumbnail of `url`, upright and scaled.
     public func thumbnail(of url: URL) throws -> RGBAImage {
-        let reader = try VideoReader(url: url, maxPixels: options.limits.maxPixels)
+        let reader = try VideoReader(url: url, maxPixels: options.limits.maxPixels, fullProbe: false)
         var read = FrameReadOptions(size: options.size)
         read.maxPixels = options.limits.maxPixels
         read.deadline = options.limits.deadline()

@@ -68,12 +68,14 @@ public final class VideoReader: @unchecked Sendable {
 
     /// Opens `url` and reads its headers. Throws `ClipKitError` for missing, unreadable,
     /// non-media or video-less files.
-    public init(url: URL, maxPixels: Int = 100_000_000) throws {
+    /// `fullProbe: false` skips decoding frames to fill in stream details when the container
+    /// headers already have them (faster to the first frame; `info` may show less).
+    public init(url: URL, maxPixels: Int = 100_000_000, fullProbe: Bool = true) throws {
         self.url = url
         // libavformat's GIF demuxer reports an oversized canvas as "no picture size": read the
         // header ourselves first so the error names the limit.
         if Exploder.isGIF(url) { _ = try GIFDecoder(url: url, maxPixels: maxPixels) }
-        let demuxer = try Demuxer(url: url, maxPixels: maxPixels)
+        let demuxer = try Demuxer(url: url, maxPixels: maxPixels, fullProbe: fullProbe)
         let info = demuxer.info
         if info.codedWidth * info.codedHeight > maxPixels {
             throw ClipKitError.limitExceeded(path: url.path, what: "frame size \(info.codedWidth)x\(info.codedHeight)",
@@ -91,7 +93,7 @@ public final class VideoReader: @unchecked Sendable {
         let existing = demuxer
         demuxer = nil
         lock.unlock()
-        let source = try existing ?? Demuxer(url: url, maxPixels: options.maxPixels)
+        let source = try existing ?? Demuxer(url: url, maxPixels: options.maxPixels, fullProbe: false)
         let decoder = try FrameDecoder(demuxer: source, options: options)
         let sequence = FrameSequence(capacity: options.queueCapacity, expectedCount: decoder.expectedCount)
         let thread = Thread {
@@ -160,7 +162,7 @@ final class Demuxer {
     let info: VideoInfo
     let decoder: UnsafePointer<AVCodec>
 
-    init(url: URL, maxPixels: Int = 100_000_000) throws {
+    init(url: URL, maxPixels: Int = 100_000_000, fullProbe: Bool = true) throws {
         Demuxer.quietLogs
         let path = url.path
         self.path = path
@@ -184,7 +186,12 @@ final class Demuxer {
                                                  limit: "\(maxPixels) pixels", option: "--max-pixels")
             }
         }
-        status = avformat_find_stream_info(context, nil)
+        // Probing decodes frames of every stream: the most expensive step of a thumbnail. Skip it
+        // when the container's headers already describe the video (MP4/MOV do) and the caller
+        // needs no more; `info` asks for a full probe (pixel format, frame rate estimates).
+        if fullProbe || !Demuxer.headersDescribeVideo(context) {
+            status = avformat_find_stream_info(context, nil)
+        }
         if status < 0 {
             avformat_close_input(&format)
             throw ClipKitError.corrupt(path: path, reason: ffmpegMessage(status))
@@ -247,6 +254,24 @@ final class Demuxer {
     deinit { avformat_close_input(&format) }
 
     var stream: UnsafeMutablePointer<AVStream> { format!.pointee.streams[Int(streamIndex)]! }
+
+    /// True when the container headers alone give a video stream's codec, size, frame rate and
+    /// duration, so probing by decoding can be skipped (the pixel format then stays unknown
+    /// until the first frame, which the decoder does not need).
+    static func headersDescribeVideo(_ context: UnsafeMutablePointer<AVFormatContext>) -> Bool {
+        let name = String(cString: context.pointee.iformat.pointee.name)
+        guard name.hasPrefix("mov,mp4") else { return false }
+        var found = false
+        for i in 0..<Int(context.pointee.nb_streams) {
+            let stream = context.pointee.streams[i]!.pointee
+            let parameters = stream.codecpar.pointee
+            guard parameters.codec_type == AVMEDIA_TYPE_VIDEO else { continue }
+            guard parameters.codec_id != AV_CODEC_ID_NONE, parameters.width > 0, parameters.height > 0,
+                  stream.avg_frame_rate.num > 0, stream.duration > 0 else { return false }
+            found = true
+        }
+        return found
+    }
 
     /// A frame rate, unless absent, zero or absurd (some muxers write 90000/1 or 0/0).
     static func plausibleRate(_ rate: AVRational) -> Double? {
