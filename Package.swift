@@ -38,8 +38,9 @@ let package = Package(
             name: "clipkit",
             dependencies: ["ClipKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "ClipKitTests", dependencies: ["ClipKit", "CGIF"]),
-        .testTarget(name: "clipkitTests", dependencies: ["ClipKit", "clipkit"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "ClipKitTests", dependencies: ["ClipKit", "CGIF", "TestSupport"]),
+        .testTarget(name: "clipkitTests", dependencies: ["ClipKit", "clipkit", "TestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )

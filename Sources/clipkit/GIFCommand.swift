@@ -190,7 +190,7 @@ struct GIFCommand: ParsableCommand {
 
     /// One GIF from several files (PNG frames, or a manifest and its frames).
     private func runSingle(named: URL, inputs: [URL], _ convert: (URL) throws -> GIFResult) throws {
-        try InputRunner.runOne {
+        try InputRunner.validate {
             try OutputPlan.prepare(output: output)
             let destination = try OutputPlan.destination(for: named, output: output, extension: "gif", inputCount: 1)
             try OutputPlan.checkNotInput(destination, inputs: inputs)

@@ -81,18 +81,9 @@ struct InputRunner {
         FileHandle.standardError.write(Data("clipkit: \(text)\n".utf8))
     }
 
-    /// Checks options before any input is touched; usage errors exit 2.
+    /// Runs `body` (option checks before any input is touched, or a single job): a
+    /// `ClipKitError` is printed as one line and exits 2 for usage errors, 1 otherwise.
     static func validate(_ body: () throws -> Void) throws {
-        do {
-            try body()
-        } catch let error as ClipKitError {
-            printError(error.description)
-            throw ExitCode(error.isUsageError ? 2 : 1)
-        }
-    }
-
-    /// Runs a single job outside the batch machinery (PNG assembly, manifests).
-    static func runOne(_ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as ClipKitError {

@@ -1,6 +1,7 @@
 // Checks that composited GIF frames match the conformance suite's reference frames and the fixtures' model.
 import Foundation
 import Testing
+import TestSupport
 @testable import ClipKit
 
 /// The composited canvases of a GIF, grouped as `explode` groups them, with their summed delays.

@@ -1,6 +1,7 @@
 // Checks explode end to end: files, frames.json, --frames, refusals leaving nothing behind, video input.
 import Foundation
 import Testing
+import TestSupport
 @testable import ClipKit
 
 @Suite struct ExplodeTests {

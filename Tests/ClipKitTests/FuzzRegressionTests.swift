@@ -1,6 +1,7 @@
 // Inputs kept from `make fuzz` (Fixtures/fuzz) and the broken GIFs of Fixtures/bad decode or fail cleanly.
 import Foundation
 import Testing
+import TestSupport
 @testable import ClipKit
 
 @Suite struct FuzzRegressionTests {

@@ -1,6 +1,7 @@
 // Video to GIF, checked by decoding the written file with giflib: frames, delays, loop, size, pixels.
 import Foundation
 import Testing
+import TestSupport
 @testable import ClipKit
 
 @Suite struct GIFConverterTests {

@@ -1,6 +1,7 @@
 // Checks GIFDecoder on the conformance suite and on the hand-made fixtures, damaged ones included.
 import Foundation
 import Testing
+import TestSupport
 @testable import ClipKit
 
 @Suite struct GIFDecoderTests {

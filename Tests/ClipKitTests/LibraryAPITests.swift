@@ -2,6 +2,7 @@
 import ClipKit
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct LibraryAPITests {
     @Test func readmeExample() async throws {

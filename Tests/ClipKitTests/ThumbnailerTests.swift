@@ -1,6 +1,7 @@
 // Thumbnails: upright, scaled, frame-accurate, skipping black leaders, PNG bytes on disk.
 import Foundation
 import Testing
+import TestSupport
 @testable import ClipKit
 
 @Suite struct ThumbnailerTests {

@@ -1,6 +1,7 @@
 // VideoReader against real fixtures: metadata, timestamps, sampling by time, rotation, errors.
 import Foundation
 import Testing
+import TestSupport
 @testable import ClipKit
 
 @Suite struct VideoReaderTests {

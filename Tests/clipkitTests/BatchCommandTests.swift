@@ -1,6 +1,7 @@
 // Batch use as CI jobs do it: directories, mixed good and bad files, JSON, incremental runs, --jobs, signals.
 import Foundation
 import Testing
+import TestSupport
 @testable import ClipKit
 
 @Suite struct BatchCommandTests {

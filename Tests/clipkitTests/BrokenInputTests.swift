@@ -2,6 +2,7 @@
 // signal or a hang, exit 0 or 1, a one-line message per failure, and no output for a failure.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct BrokenInputTests {
     struct Line: Decodable {

@@ -1,33 +1,16 @@
 // Runs the built clipkit binary: explode's exit codes and stderr lines.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct ExplodeCommandTests {
-    /// The clipkit executable in the products directory, beside the test bundle.
-    static let binary: URL = {
-        var directory = Bundle.main.bundleURL
-        for _ in 0..<4 where !FileManager.default.fileExists(atPath: directory.appendingPathComponent("clipkit").path) {
-            directory.deleteLastPathComponent()
-        }
-        return directory.appendingPathComponent("clipkit")
-    }()
-
     func run(_ arguments: [String], in directory: URL) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let data = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try CLI.run(arguments, in: directory)
+        return (result.status, result.stderr)
     }
 
     @Test func exitCodesAndWarnings() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "no clipkit at \(Self.binary.path)")
+        try #require(FileManager.default.isExecutableFile(atPath: CLI.binary.path), "no clipkit at \(CLI.binary.path)")
         let scratch = Fixture.scratchDirectory()
         let truncated = Fixture.url("gif/truncated.gif").path
 

@@ -1,6 +1,7 @@
 // `clipkit gif` as a user runs it: defaults, options, refusals, PNG assembly and manifest round trips.
 import Foundation
 import Testing
+import TestSupport
 @testable import ClipKit
 
 @Suite struct GIFCommandTests {

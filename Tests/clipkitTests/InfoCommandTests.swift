@@ -1,6 +1,7 @@
 // `clipkit info`: facts about videos and GIFs, for people and as JSON.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct InfoCommandTests {
     @Test func reportsVideoAndGIFFacts() throws {

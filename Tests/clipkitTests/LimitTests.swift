@@ -1,6 +1,7 @@
 // Every resource limit is a one-line error naming its option, exit 1, and no output.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct LimitTests {
     @Test(arguments: [

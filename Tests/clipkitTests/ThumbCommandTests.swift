@@ -1,6 +1,7 @@
 // `clipkit thumb` as a user runs it: output names, batches, exit codes, one-line errors, no stray files.
 import Foundation
 import Testing
+import TestSupport
 @testable import ClipKit
 
 @Suite struct ThumbCommandTests {

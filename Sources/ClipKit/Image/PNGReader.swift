@@ -7,38 +7,38 @@ public enum PNGReader {
     public static let defaultMaxPixels = 100_000_000
 
     public static func read(_ url: URL, maxPixels: Int = defaultMaxPixels) throws -> RGBAImage {
-        var png = png_image()
-        png.version = png_uint_32(ck_png_image_version())
-        guard png_image_begin_read_from_file(&png, url.path) != 0 else {
-            if !FileManager.default.fileExists(atPath: url.path) { throw ClipKitError.fileNotFound(path: url.path) }
-            throw ClipKitError.notMedia(path: url.path, reason: "not a PNG: \(message(&png))")
+        try withHeader(of: url) { png in
+            let width = Int(png.width), height = Int(png.height)
+            if width * height > maxPixels {
+                throw ClipKitError.limitExceeded(path: url.path, what: "image size \(width)x\(height)", limit: "\(maxPixels) pixels", option: "--max-pixels")
+            }
+            png.format = ck_png_format_rgba()
+            var pixels = [UInt8](repeating: 0, count: width * height * 4)
+            let ok = pixels.withUnsafeMutableBytes { buffer in
+                png_image_finish_read(&png, nil, buffer.baseAddress, Int32(width * 4), nil)
+            }
+            guard ok != 0 else {
+                throw ClipKitError.corrupt(path: url.path, reason: "PNG data: \(message(&png))")
+            }
+            return RGBAImage(width: width, height: height, pixels: pixels)
         }
-        defer { png_image_free(&png) }
-        let width = Int(png.width), height = Int(png.height)
-        if width * height > maxPixels {
-            throw ClipKitError.limitExceeded(path: url.path, what: "image size \(width)x\(height)", limit: "\(maxPixels) pixels", option: "--max-pixels")
-        }
-        png.format = ck_png_format_rgba()
-        var pixels = [UInt8](repeating: 0, count: width * height * 4)
-        let ok = pixels.withUnsafeMutableBytes { buffer in
-            png_image_finish_read(&png, nil, buffer.baseAddress, Int32(width * 4), nil)
-        }
-        guard ok != 0 else {
-            throw ClipKitError.corrupt(path: url.path, reason: "PNG data: \(message(&png))")
-        }
-        return RGBAImage(width: width, height: height, pixels: pixels)
     }
 
     /// The width and height from the PNG header, without decoding pixels.
     public static func size(of url: URL) throws -> (Int, Int) {
+        try withHeader(of: url) { png in (Int(png.width), Int(png.height)) }
+    }
+
+    /// Opens `url`, reads its header, and hands the libpng state to `body`; freed afterwards.
+    private static func withHeader<T>(of url: URL, _ body: (inout png_image) throws -> T) throws -> T {
+        try InputFile.check(url.path)
         var png = png_image()
         png.version = png_uint_32(ck_png_image_version())
         guard png_image_begin_read_from_file(&png, url.path) != 0 else {
-            if !FileManager.default.fileExists(atPath: url.path) { throw ClipKitError.fileNotFound(path: url.path) }
             throw ClipKitError.notMedia(path: url.path, reason: "not a PNG: \(message(&png))")
         }
         defer { png_image_free(&png) }
-        return (Int(png.width), Int(png.height))
+        return try body(&png)
     }
 
     private static func message(_ png: inout png_image) -> String {
