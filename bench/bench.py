@@ -90,6 +90,17 @@ def path_files(p):
     return sum(len(fs) for _, _, fs in os.walk(p)) if os.path.isdir(p) else int(os.path.exists(p))
 
 
+def png_info(p):
+    """'WxH depth-bit kind' of a PNG file, from its header."""
+    with open(p, "rb") as f:
+        head = f.read(29)
+    if head[:8] != b"\x89PNG\r\n\x1a\n":
+        return ""
+    w, h = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    kind = {0: "grey", 2: "RGB", 3: "palette", 4: "grey+alpha", 6: "RGBA"}.get(head[25], "?")
+    return f"{w}x{h} {head[24]}-bit {kind}"
+
+
 def digest(p):
     h = hashlib.sha256()
     paths = [p] if not os.path.isdir(p) else sorted(os.path.join(d, f) for d, _, fs in os.walk(p) for f in fs)
@@ -152,6 +163,8 @@ def run_task(task, tools, runs, log):
                 os.makedirs(os.path.dirname(keep), exist_ok=True)
                 shutil.copytree(out, keep) if t.is_dir else shutil.copy(out, keep)
                 row["kept"] = keep
+                if out.endswith(".png"):
+                    row["png"] = png_info(out)
             log(f"  {t.name}: {s['wall']:.3f} s, {s['rss_kb'] / 1024:.1f} MB, {s['bytes']} bytes"
                 + (f"  (other load {s['foreign']:.2f} cores)" if s["foreign"] > 0.25 else ""))
             if t.then:
@@ -468,7 +481,8 @@ def report(results, quick, runs, fast_runs, elapsed, load0, load1):
                       f"{q['gif_images']} / {q['ticks']}", f"{q['duration_delta_ms']:+d}"]
             det = "" if row["deterministic"] or name != "clipkit" else " (outputs differ between runs)"
             add(f"| {task} | {label} | {name}{det} | {row['wall']:.3f} ({row['wall_min']:.3f}-{row['wall_max']:.3f}) | "
-                f"{mb(row['rss_kb'])} | {int(row['bytes'])} | {row['files']} | " + " | ".join(qc)
+                f"{mb(row['rss_kb'])} | {int(row['bytes'])} | {row['files']}{' (' + row['png'] + ')' if row.get('png') else ''} | "
+                + " | ".join(qc)
                 + f" | {row['foreign']:.2f} (max {row['foreign_max']:.2f}) |")
     add("")
 
@@ -570,6 +584,11 @@ def report(results, quick, runs, fast_runs, elapsed, load0, load1):
         "delay minus the source's duration (stream duration; browsers' 0/1 cs rule applied).")
     add("- `other load` is the CPU time the rest of the machine used while a tool ran (from /proc/stat minus the "
         "tool's own CPU time), in cores: above about 0.3 the timings of that row are disturbed.")
+    add("- Caveats: the inputs are synthetic (test patterns, gradients, grain), so GIF sizes differ from real footage's. "
+        "`ffmpeg -vf scale=320:-1` makes a 320 px *wide* thumbnail (a portrait clip gives 320x569) and keeps 10-bit "
+        "sources at 16 bits per channel, so its bytes are not comparable there; clipkit and ffmpegthumbnailer fit a "
+        "320 px box. ImageMagick writes time stamps into its PNGs (its outputs differ between runs). gifsicle "
+        "--explode writes GIFs, not PNGs: speed only. Explode output bytes mostly measure each tool's PNG compression.")
     notes = []
     for task, label, rows, _ in results:
         for name, row in rows.items():

@@ -18,8 +18,8 @@ public struct FrameReadOptions: Sendable {
     public var size: FrameSize = .original
     /// How many decoded frames may wait for the consumer.
     public var queueCapacity = 3
-    /// Decoder threads; 0 lets FFmpeg pick (one per core).
-    public var threadCount = 0
+    /// Decoder threads: one per core.
+    public var threadCount = ProcessInfo.processInfo.activeProcessorCount
     /// Largest decoded frame accepted, in pixels.
     public var maxPixels = 100_000_000
     /// Decoding stops with an error once this passes.
