@@ -24,7 +24,9 @@ public struct GIFOptions: Sendable {
     /// NETSCAPE2.0 loop count: 0 forever, N repeats; nil writes no loop extension (plays once).
     public var loopCount: Int? = 0
     /// Largest perceptual colour difference treated as "unchanged" between frames (0 = exact).
-    public var changeThreshold = 100
+    /// 250 is a uniform change of about 5 levels per channel: measured on two 720p test clips, it
+    /// keeps SSIM well above ffmpeg's palettegen recipe while cutting the file by a tenth against 100.
+    public var changeThreshold = 250
     /// Merge consecutive identical frames into one with the summed delay.
     public var mergeIdenticalFrames = true
     /// Pixels, frames, duration, output size and time allowed for one input.
