@@ -14,6 +14,7 @@ import json
 import math
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -31,10 +32,12 @@ REFS = os.path.join(CACHE, "refs")
 BUILT = os.path.join(ROOT, ".build", "release", "clipkit")
 # The bench runs a copy of the release binary, so that a rebuild while it runs cannot change what is measured.
 CLIPKIT = os.path.join(CACHE, "bin", "clipkit")
+START_MS = []  # median wall time of `clipkit --version`, in ms
 FORCE = []  # ["--force"] when clipkit has it: timed runs do the work, whatever clipkit's incremental state says
 GNU_TIME = "/usr/bin/time"
 FF = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y"]
 NPROC = os.cpu_count() or 1
+BUSY = 0.3  # cores used by other processes above which a row's timings count as disturbed
 
 
 def imagemagick_convert():
@@ -62,22 +65,25 @@ HZ = os.sysconf("SC_CLK_TCK")
 
 
 def run_timed(cmd, cwd=None):
-    """Runs cmd under GNU time. Returns wall seconds, peak RSS (KB), CPU seconds of the command, and
-    the CPU the rest of the machine used meanwhile (in cores: other processes loading the machine)."""
+    """Runs cmd under GNU time. Returns wall seconds, peak RSS (KB, GNU time's %M), CPU seconds of the
+    command (from this process's children's rusage, to the microsecond), and the CPU time the rest of
+    the machine used meanwhile (busy time in /proc/stat minus the command's)."""
     stats = os.path.join(WORK, ".time")
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     busy0 = cpu_busy()
     t0 = time.perf_counter()
-    p = subprocess.run([GNU_TIME, "-f", "%M %U %S", "-o", stats] + cmd, cwd=cwd, stdin=subprocess.DEVNULL,
+    p = subprocess.run([GNU_TIME, "-f", "%M", "-o", stats] + cmd, cwd=cwd, stdin=subprocess.DEVNULL,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     wall = time.perf_counter() - t0
     busy = (cpu_busy() - busy0) / HZ
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
     if p.returncode != 0:
         err = p.stderr.decode(errors="replace").strip().splitlines()
         raise RuntimeError(f"exit {p.returncode}: {' '.join(cmd)[:200]}: {err[-1] if err else ''}")
     with open(stats) as f:
-        last = f.read().strip().splitlines()[-1].split()
-    rss, cpu = int(last[0]), float(last[1]) + float(last[2])
-    return {"wall": wall, "rss_kb": rss, "cpu": cpu, "foreign": max(0.0, busy - cpu) / wall if wall else 0.0}
+        rss = int(f.read().strip().splitlines()[-1].split()[0])
+    return {"wall": wall, "rss_kb": rss, "cpu": cpu, "busy": busy}
 
 
 def path_bytes(p):
@@ -118,6 +124,13 @@ def clear(p):
         os.remove(p)
 
 
+def foreign(samples):
+    """CPU the rest of the machine used while these samples ran, in cores (over their total time:
+    /proc/stat counts in 10 ms ticks, so a single short run says little)."""
+    wall = sum(x["wall"] for x in samples)
+    return max(0.0, sum(x["busy"] - x["cpu"] for x in samples)) / wall if wall else 0.0
+
+
 class Tool:
     """One way of doing a task. steps(out) gives the commands; `then` names a derived tool that runs
     more commands on this tool's output, its figures being the sum (time) and max (RSS) of both."""
@@ -150,7 +163,8 @@ def run_task(task, tools, runs, log):
                 log(f"  {t.name}: FAILED {e}")
                 continue
             s = {"wall": sum(f["wall"] for f in figs), "rss_kb": max(f["rss_kb"] for f in figs),
-                 "foreign": max(f["foreign"] for f in figs), "bytes": path_bytes(out), "files": path_files(out)}
+                 "busy": sum(f["busy"] for f in figs), "cpu": sum(f["cpu"] for f in figs),
+                 "bytes": path_bytes(out), "files": path_files(out)}
             if s["bytes"] == 0:
                 row["error"] = "exit 0 but no output written"
                 log(f"  {t.name}: FAILED {row['error']}")
@@ -165,8 +179,9 @@ def run_task(task, tools, runs, log):
                 row["kept"] = keep
                 if out.endswith(".png"):
                     row["png"] = png_info(out)
+            fl = foreign([s])
             log(f"  {t.name}: {s['wall']:.3f} s, {s['rss_kb'] / 1024:.1f} MB, {s['bytes']} bytes"
-                + (f"  (other load {s['foreign']:.2f} cores)" if s["foreign"] > 0.25 else ""))
+                + (f"  (other load {fl:.2f} cores)" if fl > 0.25 and s["wall"] > 0.5 else ""))
             if t.then:
                 name, steps, out2 = t.then
                 row2 = rows[name]
@@ -183,13 +198,10 @@ def run_task(task, tools, runs, log):
                     row2["error"] = str(e)
                     log(f"  {name}: FAILED {e}")
                     continue
-                if out2 is None:
-                    s2 = {"wall": sum(f["wall"] for f in figs2), "rss_kb": max(f["rss_kb"] for f in figs2),
-                          "foreign": max(f["foreign"] for f in figs2)}
-                else:
-                    s2 = {"wall": s["wall"] + sum(f["wall"] for f in figs2),
-                          "rss_kb": max([s["rss_kb"]] + [f["rss_kb"] for f in figs2]),
-                          "foreign": max([s["foreign"]] + [f["foreign"] for f in figs2])}
+                s2 = {k: sum(f[k] for f in figs2) for k in ("wall", "busy", "cpu")}
+                s2["rss_kb"] = max(f["rss_kb"] for f in figs2)
+                if out2 is not None:
+                    s2 = {k: s2[k] + s[k] for k in ("wall", "busy", "cpu")} | {"rss_kb": max(s2["rss_kb"], s["rss_kb"])}
                 s2.update(bytes=path_bytes(o2), files=path_files(o2))
                 row2["samples"].append(s2)
                 row2["digests"].add(digest(o2))
@@ -209,8 +221,8 @@ def run_task(task, tools, runs, log):
             row["rss_kb"] = statistics.median(x["rss_kb"] for x in sm)
             row["bytes"] = statistics.median(x["bytes"] for x in sm)
             row["files"] = sm[0]["files"]
-            row["foreign"] = statistics.median(x["foreign"] for x in sm)
-            row["foreign_max"] = max(x["foreign"] for x in sm)
+            row["foreign"] = foreign(sm)
+            row["foreign_max"] = max(foreign([x]) for x in sm)
         row["deterministic"] = len(row.pop("digests")) <= 1
     return rows
 
@@ -387,6 +399,14 @@ def main():
     log(f"thumb batch: {len(clips)} clips ({runs} runs each)")
     results.append(("thumb batch", f"{len(clips)} clips, 2 s 640x360 H.264", run_task("batch", batch_tools(clips), runs, log), {}))
 
+    # the floor under any clipkit run: starting the process
+    starts = []
+    for _ in range(7):
+        t0 = time.perf_counter()
+        subprocess.run([CLIPKIT, "--version"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        starts.append(time.perf_counter() - t0)
+    START_MS.append(statistics.median(starts) * 1000)
+
     elapsed = time.time() - started
     load1 = os.getloadavg()
     md = report(results, quick, runs, fast_runs, elapsed, load0, load1)
@@ -420,10 +440,11 @@ def report(results, quick, runs, fast_runs, elapsed, load0, load1):
     import PIL
     add(f"- Python {platform.python_version()}, numpy {numpy.__version__}, Pillow {PIL.__version__} (measuring only)")
     fl = [row["foreign"] for _, _, rows, _ in results for row in rows.values() if "foreign" in row]
+    busy = sorted({f"{t} {l}" for t, l, rows, _ in results for row in rows.values() if row.get("foreign", 0) > BUSY})
     if fl:
-        med = statistics.median(fl)
-        add(f"- Other processes' CPU use while tools ran: median {med:.2f} cores, max {max(fl):.2f} "
-            f"(per-row medians){'; **the machine was busy: timings are disturbed, rerun when it is quiet**' if med > 0.3 else ''}")
+        add(f"- Other processes' CPU use while tools ran: median {statistics.median(fl):.2f} cores over the rows, "
+            f"max {max(fl):.2f}" + (f"; **the machine was busy during: {', '.join(busy)}: those timings are "
+                                     f"disturbed, rerun when it is quiet**" if busy else " (a quiet machine)"))
     add(f"- Runs per tool: {runs} ({fast_runs} for single thumbnails), alternating tools; figures are medians")
     add("")
     add("Reproduce: `make bench` (full) or `make bench QUICK=1`. Ratios are clipkit's figure divided by the peer's: "
@@ -480,10 +501,11 @@ def report(results, quick, runs, fast_runs, elapsed, load0, load1):
                       f"{q['ssim_mean_near']:.4f} / {q['ssim_min_near']:.4f}", f"{q['psnr_avg_near']:.2f}",
                       f"{q['gif_images']} / {q['ticks']}", f"{q['duration_delta_ms']:+d}"]
             det = "" if row["deterministic"] or name != "clipkit" else " (outputs differ between runs)"
+            det += " (machine busy)" if row["foreign"] > BUSY else ""
             add(f"| {task} | {label} | {name}{det} | {row['wall']:.3f} ({row['wall_min']:.3f}-{row['wall_max']:.3f}) | "
                 f"{mb(row['rss_kb'])} | {int(row['bytes'])} | {row['files']}{' (' + row['png'] + ')' if row.get('png') else ''} | "
                 + " | ".join(qc)
-                + f" | {row['foreign']:.2f} (max {row['foreign_max']:.2f}) |")
+                + f" | {row['foreign']:.2f} |")
     add("")
 
     # targets
@@ -512,26 +534,27 @@ def report(results, quick, runs, fast_runs, elapsed, load0, load1):
         for peer in ("ffmpegthumbnailer -t 0", "ffmpeg -frames:v 1"):
             if "wall" in thumbs.get(peer, {}):
                 r = ck["wall"] / thumbs[peer]["wall"]
-                target(f"thumb 720p: wall time at most 0.5x {peer}", f"{r:.2f}x", r <= 0.5)
+                target(f"thumb 720p: wall time at most 0.5x {peer}", f"{r:.3f}x", r <= 0.5)
         target("thumb 720p: peak RSS under 60 MB", f"{mb(ck['rss_kb'])} MB", ck["rss_kb"] < 60 * 1024)
     batch, _ = find("thumb batch")
     if batch and "wall" in batch.get("clipkit", {}) and "wall" in batch.get("50 x ffmpegthumbnailer", {}):
         r = batch["clipkit"]["wall"] / batch["50 x ffmpegthumbnailer"]["wall"]
-        target("thumb batch of 50: faster than 50 ffmpegthumbnailer calls (issue 2)", f"{r:.2f}x", r < 1)
+        target("thumb batch of 50: faster than 50 ffmpegthumbnailer calls (issue 2)", f"{r:.3f}x", r < 1)
         target("thumb batch of 50: at least 3x faster than 50 ffmpegthumbnailer calls (issue 5)",
                f"{1 / r:.1f}x faster", r <= 1 / 3)
         inc = batch.get("clipkit, second run (incremental)", {})
         if "wall" in inc:
             f = batch["clipkit"]["wall"] / inc["wall"]
             target("thumb batch of 50: second, incremental run at least 20x faster than the first (issue 5)",
-                   f"{f:.1f}x faster", f >= 20)
+                   f"{f:.1f}x faster ({batch['clipkit']['wall']:.3f} s -> {inc['wall']:.3f} s; `clipkit --version` "
+                   f"alone takes {START_MS[0] / 1000:.3f} s)" if START_MS else f"{f:.1f}x faster", f >= 20)
     g10, _ = find("gif", "10 s")
     g60, e60 = find("gif", "60 s")
     if g10 and "wall" in g10.get("clipkit", {}):
         ck = g10["clipkit"]
         rp = g10.get("ffmpeg palettegen/paletteuse", {})
         if "wall" in rp:
-            target("gif 10 s 720p: wall time at most 0.5x ffmpeg's recipe", f"{ck['wall'] / rp['wall']:.2f}x",
+            target("gif 10 s 720p: wall time at most 0.5x ffmpeg's recipe", f"{ck['wall'] / rp['wall']:.3f}x",
                    ck["wall"] / rp["wall"] <= 0.5)
             if ck.get("q") and rp.get("q"):
                 a, b = ck["q"]["ssim_mean_up"], rp["q"]["ssim_mean_up"]
@@ -545,7 +568,7 @@ def report(results, quick, runs, fast_runs, elapsed, load0, load1):
         if g60 and "wall" in g60.get("clipkit", {}):
             c60 = g60["clipkit"]
             target("gif 60 s 1080p: peak RSS under 150 MB", f"{mb(c60['rss_kb'])} MB", c60["rss_kb"] < 150 * 1024)
-            target("gif 60 s 1080p: peak RSS within 1.3x of the 10 s figure", f"{c60['rss_kb'] / ck['rss_kb']:.2f}x",
+            target("gif 60 s 1080p: peak RSS within 1.3x of the 10 s figure", f"{c60['rss_kb'] / ck['rss_kb']:.2f}x ({mb(c60['rss_kb'])} MB vs {mb(ck['rss_kb'])} MB)",
                    c60["rss_kb"] / ck["rss_kb"] <= 1.3)
             per10, per60 = ck["wall"] / 10, c60["wall"] / 60
             target("gif scaling (information): wall time per source second, 60 s 1080p vs 10 s 720p "
@@ -560,7 +583,7 @@ def report(results, quick, runs, fast_runs, elapsed, load0, load1):
         for peer in ("ImageMagick convert -coalesce", "ffmpeg"):
             if "wall" in ex.get(peer, {}):
                 r = ck["wall"] / ex[peer]["wall"]
-                target(f"explode 100-frame GIF: wall time at most 0.5x {peer}", f"{r:.2f}x", r <= 0.5)
+                target(f"explode 100-frame GIF: wall time at most 0.5x {peer}", f"{r:.3f}x", r <= 0.5)
         target("explode: peak RSS under 50 MB", f"{mb(ck['rss_kb'])} MB", ck["rss_kb"] < 50 * 1024)
     add("")
     missed = sum(1 for t in T if t is False)
@@ -582,8 +605,9 @@ def report(results, quick, runs, fast_runs, elapsed, load0, load1):
         "ffmpeg's default `fps=10` (round=near) reference instead, the timing ffmpeg's own GIFs follow. SSIM is ffmpeg's "
         "ssim filter's formula (checked equal to it); PSNR avg is from the mean MSE. Duration Δ is the GIF's total "
         "delay minus the source's duration (stream duration; browsers' 0/1 cs rule applied).")
-    add("- `other load` is the CPU time the rest of the machine used while a tool ran (from /proc/stat minus the "
-        "tool's own CPU time), in cores: above about 0.3 the timings of that row are disturbed.")
+    add("- `other load` is the CPU time the rest of the machine used while a tool ran (busy time in /proc/stat minus "
+        "the tool's own CPU time from rusage), in cores, over all runs of the row: above about 0.3 the timings of that "
+        "row are disturbed. /proc/stat counts 10 ms ticks, so for rows of sub-second runs it is rough (about +-0.1).")
     add("- Caveats: the inputs are synthetic (test patterns, gradients, grain), so GIF sizes differ from real footage's. "
         "`ffmpeg -vf scale=320:-1` makes a 320 px *wide* thumbnail (a portrait clip gives 320x569) and keeps 10-bit "
         "sources at 16 bits per channel, so its bytes are not comparable there; clipkit and ffmpegthumbnailer fit a "
