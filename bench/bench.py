@@ -337,7 +337,7 @@ def main():
     a = ap.parse_args()
     quick = a.quick
     runs = a.runs or (1 if quick else 3)
-    fast_runs = runs if quick else max(runs, 7)  # sub-second tasks: more runs for a steadier median
+    fast_runs = runs if quick else max(runs, 15)  # single thumbnails (~0.1 s): more runs for a steadier median
     out_md = a.out or (os.path.join(CACHE, "results-quick.md") if quick else os.path.join(HERE, "results.md"))
     os.makedirs(WORK, exist_ok=True)
     os.makedirs(KEEP, exist_ok=True)
