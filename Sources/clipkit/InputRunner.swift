@@ -45,13 +45,16 @@ struct InputRunner {
         }
         let inputURLs = inputs.map(\.url)
         let state = IncrementalState()
-        let fingerprint = self.fingerprint, force = batch.force, json = batch.json
+        let fingerprint = self.fingerprint, force = batch.force, json = batch.json, outputExtension = self.outputExtension
         let destinationOf = Dictionary(zip(inputs.map(\.url), destinations), uniquingKeysWith: { first, _ in first })
         let reports = Batch(jobs: batch.jobs ?? ProcessInfo.processInfo.activeProcessorCount).run(inputs, work: { input in
             if let problem = input.problem { throw problem }
             let destination = destinationOf[input.url]!
             try OutputPlan.checkNotInput(destination, inputs: inputURLs)
-            if !force, state.isUpToDate(output: destination, input: input.url, options: fingerprint) {
+            // A directory output (explode) is whole only if its manifest is there.
+            let witness = outputExtension == nil ? destination.appendingPathComponent(Exploder.manifestName) : destination
+            if !force, FileManager.default.fileExists(atPath: witness.path),
+               state.isUpToDate(output: destination, input: input.url, options: fingerprint) {
                 return Report(input: input.url.path, outputs: [destination.path], status: .skipped, message: "up to date")
             }
             if !input.relativeDirectory.isEmpty {

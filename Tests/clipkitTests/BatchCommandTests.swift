@@ -84,6 +84,14 @@ import TestSupport
         #expect(result.status == 1, "d.m4a has no video")
         #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("frames/anim.frames/frames.json").path))
         #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("frames/c.frames/frame_0000.png").path))
+        // An emptied output directory is not up to date.
+        let frames = dir.appendingPathComponent("frames/anim.frames")
+        for name in try FileManager.default.contentsOfDirectory(atPath: frames.path) {
+            try FileManager.default.removeItem(at: frames.appendingPathComponent(name))
+        }
+        let again = try CLI.run(["explode", media.appendingPathComponent("sub").path, "-o", "frames", "--json", "--fps", "2"], in: dir)
+        #expect(again.stdout.contains("\"status\":\"ok\""), "\(again.stdout)")
+        #expect(FileManager.default.fileExists(atPath: frames.appendingPathComponent("frames.json").path))
     }
 
     @Test(arguments: [["gif", "motion.mp4", "--fps", "50", "--size", "0", "-o", "out.gif"],
