@@ -124,7 +124,7 @@ public struct Exploder: Sendable {
         let lastWanted = options.frames?.last ?? groups.count - 1
 
         let staging = try StagingDirectory(for: directory, force: options.force)
-        let writer = FrameWriter(directory: staging.url)
+        let writer = FrameWriter(directory: staging.url, filter: .none)
         let digits = Self.digits(frameCount: groups.count)
         var compositor = Compositor(width: decoder.canvasWidth, height: decoder.canvasHeight, globalPalette: decoder.globalPalette)
         var entries: [FramesManifest.Frame] = []
@@ -177,7 +177,7 @@ public struct Exploder: Sendable {
         defer { sequence.cancel() }
 
         let staging = try StagingDirectory(for: directory, force: options.force)
-        let writer = FrameWriter(directory: staging.url)
+        let writer = FrameWriter(directory: staging.url, filter: .sub)
         // The count is known only at the end; name by the estimate and rename if it was short.
         var digits = Self.digits(frameCount: sequence.expectedCount ?? 1)
         let lastWanted = options.frames?.last
@@ -262,8 +262,11 @@ private final class FrameWriter: @unchecked Sendable {
     private var failure: Error?
     private var abandoned = false
 
-    init(directory: URL) {
+    private let filter: PNGWriter.Filter
+
+    init(directory: URL, filter: PNGWriter.Filter) {
         self.directory = directory
+        self.filter = filter
         slots = DispatchSemaphore(value: 2 * max(1, ProcessInfo.processInfo.activeProcessorCount))
     }
 
@@ -276,7 +279,7 @@ private final class FrameWriter: @unchecked Sendable {
             defer { slots.signal() }
             if isAbandoned() { return }
             do {
-                try PNGWriter.write(image, to: url, channels: .rgba)
+                try PNGWriter.write(image, to: url, channels: .rgba, filter: filter)
             } catch {
                 lock.lock()
                 if failure == nil { failure = error }

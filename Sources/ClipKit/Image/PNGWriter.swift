@@ -6,25 +6,34 @@ import Foundation
 public enum PNGWriter {
     public enum Channels: Sendable { case rgb, rgba }
 
-    /// zlib level 3 with the Sub filter: measured on exploded GIF frames and video thumbnails,
-    /// several times faster than libpng's defaults (adaptive filters, level 6) for files a few
-    /// percent larger; explode writes hundreds of frames, so speed wins.
-    static let compressionLevel: Int32 = 3
+    /// How rows are predicted before compression.
+    public enum Filter: UInt8, Sendable {
+        /// No prediction: best for palette-like pictures (GIF frames), whose flat runs deflate well as they are.
+        case none = 0
+        /// Each byte minus the one a pixel to the left: best for smooth video frames.
+        case sub = 1
+    }
+
+    /// zlib level 2: measured on exploded GIF frames, several times faster than libpng's
+    /// defaults (adaptive filters, level 6) and, with the right filter, no larger than level 3;
+    /// explode writes hundreds of frames, so speed wins.
+    static let compressionLevel: Int32 = 2
 
     /// PNG bytes for `image`, 8-bit, RGB (alpha dropped) or RGBA.
-    public static func encode(_ image: RGBAImage, channels: Channels = .rgba) throws -> [UInt8] {
+    public static func encode(_ image: RGBAImage, channels: Channels = .rgba, filter: Filter = .sub) throws -> [UInt8] {
         guard image.width > 0, image.height > 0 else {
             throw ClipKitError.internalFailure(path: "png", reason: "cannot write an empty image")
         }
         let components = channels == .rgba ? 4 : 3
         let rowBytes = image.width * components
-        // Each row: filter type 1 (Sub: each byte minus the one a pixel to the left), then the row.
+        // Each row: its filter type, then the row's bytes, predicted by that filter.
+        let predict = filter == .sub
         var filtered = [UInt8](repeating: 0, count: (rowBytes + 1) * image.height)
         image.pixels.withUnsafeBufferPointer { src in
             filtered.withUnsafeMutableBufferPointer { dst in
                 for y in 0..<image.height {
                     let out = y * (rowBytes + 1)
-                    dst[out] = 1
+                    dst[out] = filter.rawValue
                     var previous: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
                     for x in 0..<image.width {
                         let i = (y * image.width + x) * 4, o = out + 1 + x * components
@@ -33,7 +42,7 @@ public enum PNGWriter {
                         dst[o + 1] = g &- previous.1
                         dst[o + 2] = b &- previous.2
                         if components == 4 { dst[o + 3] = a &- previous.3 }
-                        previous = (r, g, b, a)
+                        if predict { previous = (r, g, b, a) }
                     }
                 }
             }
@@ -50,8 +59,8 @@ public enum PNGWriter {
     }
 
     /// Writes `image` to `url` atomically (temp file + rename).
-    public static func write(_ image: RGBAImage, to url: URL, channels: Channels = .rgba) throws {
-        let bytes = try encode(image, channels: channels)
+    public static func write(_ image: RGBAImage, to url: URL, channels: Channels = .rgba, filter: Filter = .sub) throws {
+        let bytes = try encode(image, channels: channels, filter: filter)
         try AtomicFile.write(bytes, to: url)
     }
 
