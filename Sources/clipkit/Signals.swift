@@ -9,6 +9,9 @@ enum Signals {
     /// Handles the signals on a dispatch queue rather than in a signal handler, where taking
     /// the registry's lock would not be safe.
     static func installCleanup() {
+        // Over a file-size limit (ulimit -f), write() should fail with EFBIG, reported and
+        // cleaned up like a full disk, instead of the process dying mid-file.
+        signal(SIGXFSZ, SIG_IGN)
         let queue = DispatchQueue(label: "clipkit.signals")
         for number in [SIGINT, SIGTERM, SIGHUP] {
             signal(number, SIG_IGN)
