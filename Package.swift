@@ -50,10 +50,11 @@ let package = Package(
 if fuzzing {
     let fuzzer = "/opt/swift/usr/lib/clang/21/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a"
     package.targets += [
-        .executableTarget(name: "GIFDecoderFuzz", dependencies: ["ClipKit"], path: "Fuzz/GIFDecoderFuzz",
+        .target(name: "FuzzDriver", path: "Fuzz/FuzzDriver"),
+        .executableTarget(name: "GIFDecoderFuzz", dependencies: ["ClipKit", "FuzzDriver"], path: "Fuzz/GIFDecoderFuzz",
                           swiftSettings: [.unsafeFlags(["-parse-as-library", "-sanitize=fuzzer,address"])],
                           linkerSettings: [.unsafeFlags(["-sanitize=address", "-Xlinker", fuzzer, "-lstdc++"])]),
-        .executableTarget(name: "ManifestFuzz", dependencies: ["ClipKit"], path: "Fuzz/ManifestFuzz",
+        .executableTarget(name: "ManifestFuzz", dependencies: ["ClipKit", "FuzzDriver"], path: "Fuzz/ManifestFuzz",
                           swiftSettings: [.unsafeFlags(["-parse-as-library", "-sanitize=fuzzer,address"])],
                           linkerSettings: [.unsafeFlags(["-sanitize=address", "-Xlinker", fuzzer, "-lstdc++"])]),
     ]

@@ -1,5 +1,6 @@
 // libFuzzer target: arbitrary bytes as a frames.json manifest and as a PNG (`make fuzz`).
 import ClipKit
+import FuzzDriver
 import Foundation
 
 private let directory = "/dev/shm/clipkit-fuzz-manifest-\(getpid())"
@@ -17,16 +18,7 @@ public func fuzzManifest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-// libFuzzer's driver, from clang's fuzzer_no_main runtime: it parses -runs=, -max_total_time=, corpus dirs.
-@_silgen_name("LLVMFuzzerRunDriver")
-private func runDriver(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                       _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
-
 @main
 enum Entry {
-    static func main() {
-        var count = CommandLine.argc
-        var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(runDriver(&count, &arguments, fuzzManifest))
-    }
+    static func main() { runFuzzer(fuzzManifest) }
 }
