@@ -101,10 +101,17 @@ public struct Exploder: Sendable {
             throw ClipKitError.invalidOption(name: "--fps", reason: "must be a positive number, got \(fps)")
         }
         try InputFile.check(input.path)
-        if Self.isGIF(input) {
-            return try explodeGIF(input, into: directory)
+        do {
+            if Self.isGIF(input) {
+                return try explodeGIF(input, into: directory)
+            }
+            return try explodeVideo(input, into: directory)
+        } catch ClipKitError.outputFailed(let path, let reason) where path.contains("/.\(directory.lastPathComponent).clipkit-") {
+            // Name the output the user asked for, not the hidden directory it was being built in.
+            let file = URL(fileURLWithPath: path).lastPathComponent
+            let isStagingItself = file.hasPrefix(".") && file.contains(".clipkit-")
+            throw ClipKitError.outputFailed(path: isStagingItself ? directory.path : directory.appendingPathComponent(file).path, reason: reason)
         }
-        return try explodeVideo(input, into: directory)
     }
 
     // MARK: - GIF
