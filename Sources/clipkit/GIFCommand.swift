@@ -192,7 +192,8 @@ struct GIFCommand: ParsableCommand {
     private func runSingle(named: URL, inputs: [URL], _ convert: (URL) throws -> GIFResult) throws {
         try InputRunner.validate {
             try OutputPlan.prepare(output: output)
-            let destination = try OutputPlan.destination(for: named, output: output, extension: "gif", inputCount: 1)
+            let runner = InputRunner(batch: batch, outputExtension: "gif", fingerprint: "")
+            let destination = try runner.destination(for: BatchInput(url: named), output: output, inputCount: 1)
             try OutputPlan.checkNotInput(destination, inputs: inputs)
             let started = Date()
             let result = try convert(destination)

@@ -1,24 +1,7 @@
-// Decides where each input's output goes: beside the current directory, a named file, or into a directory.
+// Helpers for output paths: creating `-o DIR/`, recognising directory targets, refusing to overwrite inputs.
 import Foundation
 
 public enum OutputPlan {
-    /// The output path for `input` with extension `ext`, given the `-o` value.
-    /// `-o DIR/` (trailing slash, or an existing directory) puts `NAME.ext` there; a file name is
-    /// allowed only with a single input; no `-o` writes `NAME.ext` in the current directory.
-    public static func destination(for input: URL, output: String?, extension ext: String, inputCount: Int) throws -> URL {
-        let name = input.deletingPathExtension().lastPathComponent + "." + ext
-        guard let output else {
-            return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(name)
-        }
-        if isDirectoryTarget(output) {
-            return URL(fileURLWithPath: output, isDirectory: true).appendingPathComponent(name)
-        }
-        if inputCount > 1 {
-            throw ClipKitError.invalidOption(name: "-o", reason: "with several inputs, -o must be a directory (end it with /)")
-        }
-        return URL(fileURLWithPath: output)
-    }
-
     /// Creates the directory named by `-o DIR/` if needed.
     public static func prepare(output: String?) throws {
         guard let output, output.hasSuffix("/") else { return }
