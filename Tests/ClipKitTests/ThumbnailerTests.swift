@@ -75,3 +75,34 @@ import TestSupport
         #expect(try PNGWriter.encode(image, channels: .rgb) == Array(Data(contentsOf: url)))
     }
 }
+
+@Suite struct GIFInputTests {
+    @Test func gifFramesAreCompositedLikeExplode() throws {
+        // Frame 2 of a restore-previous GIF, read as video at its display time, is the reference frame.
+        let url = Fixture.url("gif-test-suite/gifs/animated_transparent_frame_restoreprev_loop.gif")
+        let reader = try VideoReader(url: url)
+        #expect(reader.info.codec == "gif" && reader.info.frameCount == 4)
+        let frames = try reader.frames(options: FrameReadOptions())
+        var images: [RGBAImage] = []
+        while let frame = try frames.next() { images.append(frame.image) }
+        #expect(images.count == 4)
+        for (n, image) in images.enumerated() {
+            let expected = try PNGReader.read(Fixture.url("gif-test-suite/gifs/frames/animated_transparent_frame_restoreprev_loop-\(n).png"))
+            #expect(image == expected, "frame \(n)")
+        }
+    }
+
+    @Test func damagedGIFStillGivesAThumbnailAndAGIF() throws {
+        let url = Fixture.url("gif/truncated.gif")
+        let image = try Thumbnailer(options: ThumbnailOptions(size: .original)).thumbnail(of: url)
+        #expect(image.width > 0)
+        let out = Fixture.scratchDirectory().appendingPathComponent("re.gif")
+        let result = try GIFConverter().convert(video: Fixture.url("gif-test-suite/gifs/animated_loop_variable_delay.gif"), to: out)
+        // Variable delays survive a GIF-to-GIF conversion at the default 10 fps ticks.
+        let decoder = try GIFDecoder(url: out)
+        let delays = try decoder.remainingDelays()
+        let source = try GIFDecoder(url: Fixture.url("gif-test-suite/gifs/animated_loop_variable_delay.gif")).remainingDelays()
+        #expect(delays.reduce(0, +) == source.reduce(0, +))
+        #expect(result.frameCount == source.count, "\(delays) vs \(source)")
+    }
+}

@@ -51,6 +51,30 @@ final class Scaler {
         return image
     }
 
+    /// `image` resized to `width` x `height` (GIF canvases, which need no colour conversion).
+    func rgba(from image: RGBAImage, width: Int, height: Int) throws -> RGBAImage {
+        let newKey = Key(width: Int32(image.width), height: Int32(image.height), format: AV_PIX_FMT_RGBA.rawValue,
+                         outWidth: Int32(width), outHeight: Int32(height), space: -1, range: -1)
+        if context == nil || key != newKey {
+            context = sws_getCachedContext(context, Int32(image.width), Int32(image.height), AV_PIX_FMT_RGBA,
+                                           Int32(width), Int32(height), AV_PIX_FMT_RGBA, SWS_BICUBIC | SWS_ACCURATE_RND, nil, nil, nil)
+            guard context != nil else {
+                throw ClipKitError.internalFailure(path: "swscale", reason: "cannot scale \(image.width)x\(image.height) RGBA")
+            }
+            key = newKey
+        }
+        var output = RGBAImage(width: width, height: height)
+        let scaled: Int32 = image.pixels.withUnsafeBufferPointer { source in
+            output.pixels.withUnsafeMutableBufferPointer { target in
+                var src: [UnsafePointer<UInt8>?] = [source.baseAddress, nil, nil, nil]
+                var dst: [UnsafeMutablePointer<UInt8>?] = [target.baseAddress, nil, nil, nil]
+                return sws_scale(context, &src, [Int32(image.width * 4), 0, 0, 0], 0, Int32(image.height), &dst, [Int32(width * 4), 0, 0, 0])
+            }
+        }
+        if scaled <= 0 { throw ClipKitError.internalFailure(path: "swscale", reason: "scaling failed") }
+        return output
+    }
+
     /// Uses the frame's own YUV matrix and range (BT.709 for HD, full range for JPEG-style
     /// sources), as the ffmpeg CLI does, instead of swscale's BT.601 limited-range default.
     private func applyColorDetails(_ context: OpaquePointer, frame f: AVFrame, format: AVPixelFormat) {

@@ -62,6 +62,7 @@ public final class VideoReader: @unchecked Sendable {
     public let url: URL
     public let info: VideoInfo
     private var demuxer: Demuxer?
+    private var isGIF = false
     private let lock = NSLock()
     /// Options from `init(_:_:)`, used by `frames`.
     var pendingOptions: FrameReadOptions?
@@ -72,9 +73,13 @@ public final class VideoReader: @unchecked Sendable {
     /// headers already have them (faster to the first frame; `info` may show less).
     public init(url: URL, maxPixels: Int = 100_000_000, fullProbe: Bool = true) throws {
         self.url = url
-        // libavformat's GIF demuxer reports an oversized canvas as "no picture size": read the
-        // header ourselves first so the error names the limit.
-        if Exploder.isGIF(url) { _ = try GIFDecoder(url: url, maxPixels: maxPixels) }
+        // GIFs go through ClipKit's own decoder and compositor: frames as browsers show them,
+        // damaged files decoded as far as they go, the same as `explode`.
+        if Exploder.isGIF(url) {
+            info = try GIFFrameSource.info(of: url, maxPixels: maxPixels).0
+            isGIF = true
+            return
+        }
         let demuxer = try Demuxer(url: url, maxPixels: maxPixels, fullProbe: fullProbe)
         let info = demuxer.info
         if info.codedWidth * info.codedHeight > maxPixels {
@@ -89,6 +94,12 @@ public final class VideoReader: @unchecked Sendable {
     /// bounded queue: decoding pauses while `options.queueCapacity` frames wait unread.
     public func frames(options: FrameReadOptions = FrameReadOptions()) throws -> FrameSequence {
         try Self.validate(options)
+        if isGIF {
+            let source = try GIFFrameSource(url: url, options: options)
+            let sequence = FrameSequence(capacity: options.queueCapacity, expectedCount: source.expectedCount)
+            startThread { source.run(into: sequence) }
+            return sequence
+        }
         lock.lock()
         let existing = demuxer
         demuxer = nil
@@ -96,13 +107,15 @@ public final class VideoReader: @unchecked Sendable {
         let source = try existing ?? Demuxer(url: url, maxPixels: options.maxPixels, fullProbe: false)
         let decoder = try FrameDecoder(demuxer: source, options: options)
         let sequence = FrameSequence(capacity: options.queueCapacity, expectedCount: decoder.expectedCount)
-        let thread = Thread {
-            decoder.run(into: sequence)
-        }
+        startThread { decoder.run(into: sequence) }
+        return sequence
+    }
+
+    private func startThread(_ body: @escaping () -> Void) {
+        let thread = Thread(block: body)
         thread.name = "clipkit.decode"
         thread.stackSize = 8 << 20
         thread.start()
-        return sequence
     }
 
     static func validate(_ options: FrameReadOptions) throws {
