@@ -25,6 +25,8 @@ check 0 gif "$fixtures/video/motion.mp4" --fps 5 --palette global -o g2.gif -q
 check 0 explode "$fixtures/gif-test-suite/gifs/animated_transparent_frame_restoreprev_loop.gif" -o ex
 check 0 explode "$fixtures/video/vp9.webm" -o ex2
 check 0 info "$fixtures/video/hevc10.mp4" "$fixtures/gif/truncated.gif"
+check 0 thumb "$fixtures/gif-test-suite/gifs/animated_transparent_loop.gif" -o g.png
+check 0 gif "$fixtures/gif-test-suite/gifs/animated_loop_variable_delay.gif" -o g3.gif -q
 check 1 thumb "$fixtures/video/truncated.mp4" -o bad.png
 check 1 gif "$fixtures/video/audio_only.m4a" -o bad.gif
 check 1 explode "$fixtures/gif/bad_lzw_first.gif" -o bad
