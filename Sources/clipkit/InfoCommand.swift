@@ -13,8 +13,11 @@ struct InfoCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "Video or GIF files.")
+    @Argument(help: "Video or GIF files, or directories (searched for media by content).")
     var inputs: [String]
+
+    @Flag(name: .shortAndLong, help: "Search directories recursively.")
+    var recursive = false
 
     @Flag(help: "Print one JSON object per input.")
     var json = false
@@ -24,13 +27,14 @@ struct InfoCommand: ParsableCommand {
 
     func run() throws {
         var failed = false
-        for path in inputs {
-            let url = URL(fileURLWithPath: path)
+        for input in InputScanner.expand(inputs, recursive: recursive) {
+            let url = input.url
             do {
+                if let problem = input.problem { throw problem }
                 let fields = try Self.describe(url, maxPixels: maxPixels)
                 print(json ? Self.jsonLine(fields) : Self.text(fields))
             } catch {
-                InputRunner.printError((error as? ClipKitError)?.description ?? "\(path): \(error)")
+                InputRunner.printError((error as? ClipKitError)?.description ?? "\(url.path): \(error)")
                 failed = true
             }
         }

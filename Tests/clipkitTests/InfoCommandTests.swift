@@ -24,5 +24,10 @@ import TestSupport
         #expect(text.status == 1)
         #expect(text.stdout.contains("hevc") && text.stdout.contains("10 bit"))
         #expect(text.stderr.contains("no video stream"))
+
+        // A directory: every GIF in it (and below, with -r), found by content.
+        let tree = try CLI.run(["info", "--json", "-r", Fixture.url("gif-test-suite").path], in: dir)
+        #expect(tree.status == 0)
+        #expect(tree.stdout.split(separator: "\n").count == 13)
     }
 }
