@@ -32,14 +32,7 @@ final class FrameDecoder {
         if let duration = info.duration, options.start >= duration, duration > 0 {
             throw ClipKitError.startPastEnd(path: demuxer.path, start: options.start, duration: duration)
         }
-        var expected: Int? = nil
-        if let duration = info.duration {
-            let span = min(options.end ?? duration, duration) - options.start
-            if let fps = options.fps { expected = max(1, Int((span * fps - 1e-6).rounded(.up))) }
-            else if let rate = info.frameRate { expected = max(1, Int((span * rate).rounded())) }
-        }
-        if let maxFrames = options.maxFrames { expected = min(expected ?? maxFrames, maxFrames) }
-        expectedCount = expected
+        expectedCount = options.expectedCount(duration: info.duration, frameRate: info.frameRate)
 
         guard let context = avcodec_alloc_context3(demuxer.decoder) else {
             throw ClipKitError.internalFailure(path: demuxer.path, reason: "out of memory")
@@ -63,19 +56,13 @@ final class FrameDecoder {
     /// The decode loop. Runs until the input ends, the range is done, or the consumer cancels;
     /// then finishes `sequence`, with an error if nothing could be decoded.
     func run(into sequence: FrameSequence) {
-        do {
-            try decodeAll(into: sequence)
-            sequence.queue.finish()
-        } catch {
-            sequence.queue.finish(throwing: error)
-        }
+        sequence.produce { try decodeAll(into: sequence) }
     }
 
     private var candidate: UnsafeMutablePointer<AVFrame>?
     private var candidateTime = 0.0
     private var lastTime: Double?
     private var lastDelta = 0.0
-    private var emitted = 0
     private var decoded = 0
     private var stopped = false
     private var firstPacketError: String?
@@ -106,10 +93,7 @@ final class FrameDecoder {
                 }
                 decoded += 1
                 let time = presentationTime(of: frame)
-                if let maxDuration = options.maxDuration, min(time, options.end ?? .infinity) - options.start > maxDuration {
-                    throw ClipKitError.limitExceeded(path: demuxer.path, what: String(format: "a frame at %.1fs", time),
-                                                     limit: String(format: "%gs of clip", maxDuration), option: "--max-duration")
-                }
+                try options.checkTimestamp(time, path: demuxer.path)
                 if let last = lastTime, time > last { lastDelta = time - last }
                 lastTime = time
                 if hasCandidate {
@@ -151,7 +135,7 @@ final class FrameDecoder {
         if hasCandidate && !stopped {
             try emit(nextTime: nil, clipEnd: end, sequence: sequence)
         }
-        if emitted == 0 {
+        if sequence.pushedCount == 0 {
             if decoded == 0 {
                 throw ClipKitError.corrupt(path: path, reason: firstPacketError.map { "no frame could be decoded (\($0))" } ?? "no frame could be decoded")
             }
@@ -171,13 +155,7 @@ final class FrameDecoder {
         guard !places.isEmpty else { return }
         var image = try scaler.rgba(from: candidate, width: scaledSize.width, height: scaledSize.height)
         image = image.applying(rotation)
-        for place in places {
-            if let maxFrames = options.maxFrames, emitted >= maxFrames { stopped = true; return }
-            let frame = VideoFrame(image: image, index: place.index, time: place.time, sourceTime: candidateTime)
-            if !sequence.queue.push(frame) { stopped = true; return }
-            emitted += 1
-        }
-        if let maxFrames = options.maxFrames, emitted >= maxFrames { stopped = true }
+        if !sequence.push(image, at: places, sourceTime: candidateTime, maxFrames: options.maxFrames) { stopped = true }
     }
 
     /// Seconds from the stream start; frames without a timestamp continue from the last one.

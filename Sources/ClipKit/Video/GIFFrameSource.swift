@@ -36,19 +36,11 @@ final class GIFFrameSource {
     }
 
     var expectedCount: Int? {
-        guard let duration = info.duration else { return nil }
-        let span = min(options.end ?? duration, duration) - options.start
-        if let fps = options.fps { return max(1, Int((span * fps - 1e-6).rounded(.up))) }
-        return groups.count
+        options.expectedCount(duration: info.duration, frameRate: nil, sourceFrames: groups.count)
     }
 
     func run(into sequence: FrameSequence) {
-        do {
-            try produce(into: sequence)
-            sequence.queue.finish()
-        } catch {
-            sequence.queue.finish(throwing: error)
-        }
+        sequence.produce { try produce(into: sequence) }
     }
 
     private func produce(into sequence: FrameSequence) throws {
@@ -57,7 +49,6 @@ final class GIFFrameSource {
         var sampler = FrameSampler(start: options.start, end: options.end, interval: options.fps.map { 1 / $0 })
         let size = options.size.resolve(width: info.width, height: info.height)
         let scaler = Scaler()
-        var emitted = 0
         var candidate: (image: RGBAImage, time: Double)?
 
         /// Queues `candidate` for every output place it fills; false once output should stop.
@@ -67,22 +58,13 @@ final class GIFFrameSource {
             guard !places.isEmpty else { return true }
             let scaled = (size.width, size.height) == (image.width, image.height)
                 ? image : try scaler.rgba(from: image, width: size.width, height: size.height)
-            for place in places {
-                if let maxFrames = options.maxFrames, emitted >= maxFrames { return false }
-                let frame = VideoFrame(image: scaled, index: place.index, time: place.time, sourceTime: time)
-                if !sequence.queue.push(frame) { return false }
-                emitted += 1
-            }
-            return !(options.maxFrames.map { emitted >= $0 } ?? false)
+            return sequence.push(scaled, at: places, sourceTime: time, maxFrames: options.maxFrames)
         }
 
         var time = 0.0
         for group in groups {
             try options.deadline.check(url.path)
-            if let maxDuration = options.maxDuration, min(time, options.end ?? .infinity) - options.start > maxDuration {
-                throw ClipKitError.limitExceeded(path: url.path, what: String(format: "a frame at %.1fs", time),
-                                                 limit: String(format: "%gs of clip", maxDuration), option: "--max-duration")
-            }
+            try options.checkTimestamp(time, path: url.path)
             var delay = 0
             for _ in group {
                 guard let image = try decoder.next() else { break }
@@ -95,7 +77,7 @@ final class GIFFrameSource {
             if sampler.isExhausted(candidateTime: time) { break }
         }
         _ = try emit(nextTime: nil, clipEnd: time)
-        guard emitted > 0 else { throw ClipKitError.noFrames(path: url.path, reason: "no frame in the requested range") }
+        guard sequence.pushedCount > 0 else { throw ClipKitError.noFrames(path: url.path, reason: "no frame in the requested range") }
         sequence.setDuration(max(min(options.end ?? time, time) - options.start, 0))
     }
 }

@@ -28,6 +28,29 @@ public struct FrameReadOptions: Sendable {
     /// timestamped beyond it is an error rather than hours of repeated ticks. Nil: no limit.
     public var maxDuration: Double?
 
+    /// How many output frames a clip of `duration` seconds at `frameRate` should give (for
+    /// progress); nil when unknown.
+    func expectedCount(duration: Double?, frameRate: Double?, sourceFrames: Int? = nil) -> Int? {
+        var expected: Int?
+        if let duration {
+            let span = min(end ?? duration, duration) - start
+            if let fps { expected = max(1, Int((span * fps - 1e-6).rounded(.up))) }
+            else if let frameRate { expected = max(1, Int((span * frameRate).rounded())) }
+            else { expected = sourceFrames }
+        }
+        if let maxFrames { expected = min(expected ?? maxFrames, maxFrames) }
+        return expected
+    }
+
+    /// Throws when a frame at `time` lies more than `maxDuration` of output past the start:
+    /// absurd timestamp gaps end in an error, not in hours of repeated ticks.
+    func checkTimestamp(_ time: Double, path: String) throws {
+        if let maxDuration, min(time, end ?? .infinity) - start > maxDuration {
+            throw ClipKitError.limitExceeded(path: path, what: String(format: "a frame at %.1fs", time),
+                                             limit: String(format: "%gs of clip", maxDuration), option: "--max-duration")
+        }
+    }
+
     public init(start: Double = 0, end: Double? = nil, fps: Double? = nil, maxFrames: Int? = nil,
                 keyframesOnly: Bool = false, size: FrameSize = .original) {
         self.start = start
@@ -162,6 +185,30 @@ public final class FrameSequence: @unchecked Sendable {
 
     func setDuration(_ value: Double) {
         lock.lock(); _duration = value; lock.unlock()
+    }
+
+    /// Frames queued so far (touched only by the producing thread).
+    private(set) var pushedCount = 0
+
+    /// Runs a producer on the current thread and ends the sequence when it returns, with its error.
+    func produce(_ body: () throws -> Void) {
+        do {
+            try body()
+            queue.finish()
+        } catch {
+            queue.finish(throwing: error)
+        }
+    }
+
+    /// Queues `image` once for each output place it fills. False when output must stop: the
+    /// consumer cancelled or `maxFrames` frames have been queued.
+    func push(_ image: RGBAImage, at places: [FrameSampler.Emission], sourceTime: Double, maxFrames: Int?) -> Bool {
+        for place in places {
+            if let maxFrames, pushedCount >= maxFrames { return false }
+            if !queue.push(VideoFrame(image: image, index: place.index, time: place.time, sourceTime: sourceTime)) { return false }
+            pushedCount += 1
+        }
+        return !(maxFrames.map { pushedCount >= $0 } ?? false)
     }
 
     deinit { queue.cancel() }
