@@ -33,8 +33,9 @@ deps:
 build: deps
 	$(SWIFT) build -c release --product clipkit --static-swift-stdlib
 
+# Warnings are errors: a new warning fails CI.
 test: deps
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	$(SWIFT) test --skip-build
 
 # The main job on a bundled clip.

@@ -31,8 +31,7 @@ let package = Package(
         .target(
             name: "ClipKit",
             dependencies: ["CFFmpeg", "CGIF", "CPNG"],
-            swiftSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"])]
-                : [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+            swiftSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"])] : []
         ),
         .executableTarget(
             name: "clipkit",
@@ -42,7 +41,7 @@ let package = Package(
         .testTarget(name: "ClipKitTests", dependencies: ["ClipKit", "CGIF", "TestSupport"]),
         .testTarget(name: "clipkitTests", dependencies: ["ClipKit", "clipkit", "TestSupport"]),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )
 
 // libFuzzer targets, only for `make fuzz`: instrumented with -sanitize=fuzzer,address and linked with

@@ -203,7 +203,7 @@ struct GIFCommand: ParsableCommand {
                 var report = Report(result)
                 report.input = named.path
                 report.seconds = Date().timeIntervalSince(started)
-                print(report.jsonLine())
+                if !StandardOutput.writeLine(report.jsonLine()) { throw ExitCode(1) }
             }
         }
     }

@@ -32,7 +32,10 @@ struct InfoCommand: ParsableCommand {
             do {
                 if let problem = input.problem { throw problem }
                 let fields = try Self.describe(url, maxPixels: maxPixels)
-                print(json ? Self.jsonLine(fields) : Self.text(fields))
+                guard StandardOutput.writeLine(json ? Self.jsonLine(fields) : Self.text(fields)) else {
+                    InputRunner.printError("stdout was closed")
+                    throw ExitCode(1)
+                }
             } catch {
                 InputRunner.printError((error as? ClipKitError)?.description ?? "\(url.path): \(error)")
                 failed = true
@@ -43,9 +46,10 @@ struct InfoCommand: ParsableCommand {
 
     /// Ordered (key, value) pairs; nil values are unknown.
     static func describe(_ url: URL, maxPixels: Int) throws -> [(String, Any?)] {
-        try InputFile.check(url.path)
         if Exploder.isGIF(url) {
-            let gif = try GIFInfo.read(url, maxPixels: maxPixels)
+            var limits = Limits()
+            limits.maxPixels = maxPixels
+            let gif = try GIFInfo.read(url, limits: limits)
             return [
                 ("input", url.path), ("kind", "gif"), ("width", gif.width), ("height", gif.height),
                 ("frame_count", gif.frameCount), ("image_count", gif.imageCount), ("loop_count", gif.loopCount),

@@ -3,6 +3,7 @@
 import ArgumentParser
 import ClipKit
 import Foundation
+import Synchronization
 
 struct InputRunner {
     let batch: BatchOptions
@@ -47,6 +48,7 @@ struct InputRunner {
         let state = IncrementalState()
         let fingerprint = self.fingerprint, force = batch.force, json = batch.json, outputExtension = self.outputExtension
         let destinationOf = Dictionary(zip(inputs.map(\.url), destinations), uniquingKeysWith: { first, _ in first })
+        let stdoutClosed = Mutex(false)
         let reports = Batch(jobs: batch.jobs ?? ProcessInfo.processInfo.activeProcessorCount).run(inputs, work: { input in
             if let problem = input.problem { throw problem }
             let destination = destinationOf[input.url]!
@@ -67,7 +69,10 @@ struct InputRunner {
             return report
         }, report: { report in
             if report.status == .error { Self.printError(report.message ?? "failed") }
-            if json { print(report.jsonLine()); fflush(stdout) }
+            guard json else { return true }
+            if StandardOutput.writeLine(report.jsonLine()) { return true }
+            stdoutClosed.withLock { $0 = true }
+            return false
         })
         let failed = reports.filter { $0.status == .error }.count
         let skipped = reports.filter { $0.status == .skipped }.count
@@ -76,6 +81,10 @@ struct InputRunner {
             if skipped > 0 { line += ", \(skipped) skipped (up to date; --force redoes them)" }
             if failed > 0 { line += ", \(failed) failed" }
             FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
+        if stdoutClosed.withLock({ $0 }) {
+            Self.printError("stdout was closed; \(inputs.count - reports.count) inputs not started")
+            throw ExitCode(1)
         }
         if failed > 0 { throw ExitCode(1) }
     }

@@ -2,7 +2,7 @@
 import ClipKit
 import Foundation
 
-final class ProgressReporter: @unchecked Sendable {
+struct ProgressReporter: Sendable {
     let enabled: Bool
     let isTerminal: Bool
 

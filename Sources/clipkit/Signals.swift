@@ -4,24 +4,28 @@ import Dispatch
 import Foundation
 
 enum Signals {
-    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
-
     /// Handles the signals on a dispatch queue rather than in a signal handler, where taking
     /// the registry's lock would not be safe.
-    static func installCleanup() {
+    /// Returns the signal sources, which must be kept alive for the run.
+    static func installCleanup() -> [DispatchSourceSignal] {
+        var sources: [DispatchSourceSignal] = []
         // Over a file-size limit (ulimit -f), write() should fail with EFBIG, reported and
         // cleaned up like a full disk, instead of the process dying mid-file.
         signal(SIGXFSZ, SIG_IGN)
+        // A closed stdout (`--json | head -c1`) is an EPIPE write error, handled where reports are
+        // printed, not a signal that kills the batch mid-file.
+        signal(SIGPIPE, SIG_IGN)
         let queue = DispatchQueue(label: "clipkit.signals")
         for number in [SIGINT, SIGTERM, SIGHUP] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {
-                TempFileRegistry.shared.removeAll()
+                removeUnfinishedOutputs()
                 _exit(128 + number)
             }
             source.resume()
             sources.append(source)
         }
+        return sources
     }
 }

@@ -64,10 +64,8 @@ struct ThumbCommand: ParsableCommand {
         let thumbnailer = Thumbnailer(options: options)
         let runner = InputRunner(batch: batch, outputExtension: "png", fingerprint: "thumb 1 \(options)")
         try runner.run(inputs, output: output) { input, destination in
-            let image = try thumbnailer.thumbnail(of: input.url)
-            let bytes = try PNGWriter.encode(image, channels: .rgb)
-            try AtomicFile.write(bytes, to: destination)
-            return Report(input: input.url.path, status: .ok, frames: 1, width: image.width, height: image.height, bytes: bytes.count)
+            let result = try thumbnailer.writeThumbnail(of: input.url, to: destination)
+            return Report(input: input.url.path, status: .ok, frames: 1, width: result.width, height: result.height, bytes: result.bytes)
         }
     }
 }

@@ -16,7 +16,8 @@ struct Clipkit: ParsableCommand {
     )
 }
 
-Signals.installCleanup()
+let signalSources = Signals.installCleanup()
+defer { withExtendedLifetime(signalSources) {} }
 do {
     var command = try Clipkit.parseAsRoot()
     try command.run()

@@ -40,6 +40,7 @@ import TestSupport
         let text = try String(contentsOf: target.appendingPathComponent("frames.json"), encoding: .utf8)
         #expect(text == """
         {
+          "format": "clipkit-frames/1",
           "source": "loop_absent.gif",
           "canvas": { "width": 3, "height": 2 },
           "loop_count": null,
@@ -136,16 +137,37 @@ import TestSupport
         try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
         _ = try Exploder().explode(input, into: target)
         #expect(throws: ClipKitError.self) { _ = try Exploder().explode(input, into: target) }
-        try Data("x".utf8).write(to: target.appendingPathComponent("stale.txt"))
         _ = try Exploder(options: ExplodeOptions(force: true)).explode(input, into: target)
         #expect(listing(target) == ["frame_0000.png", "frame_0001.png", "frame_0002.png", "frames.json"])
         #expect(listing(scratch) == ["out"])
+        // A file the manifest does not list is not clipkit's: the directory is left alone.
+        try Data("x".utf8).write(to: target.appendingPathComponent("stale.txt"))
+        #expect(throws: ClipKitError.self) { _ = try Exploder(options: ExplodeOptions(force: true)).explode(input, into: target) }
+        #expect(listing(target).contains("stale.txt"))
         // --force does not wipe a directory that is not an explode output.
         let other = scratch.appendingPathComponent("other")
         try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
         try Data("keep".utf8).write(to: other.appendingPathComponent("notes.txt"))
         #expect(throws: ClipKitError.self) { _ = try Exploder(options: ExplodeOptions(force: true)).explode(input, into: other) }
         #expect(listing(other) == ["notes.txt"])
+    }
+
+    @Test func forceNeverReplacesADirectoryHoldingTheInputOrAForeignManifest() throws {
+        let scratch = Fixture.scratchDirectory()
+        let dir = scratch.appendingPathComponent("d")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let input = dir.appendingPathComponent("a.gif")
+        try FileManager.default.copyItem(at: Fixture.url("gif/loop_five.gif"), to: input)
+        // Any frames.json at all used to be enough: `{}` made the input's own directory replaceable.
+        try Data("{}".utf8).write(to: dir.appendingPathComponent("frames.json"))
+        #expect(throws: ClipKitError.self) { _ = try Exploder(options: ExplodeOptions(force: true)).explode(input, into: dir) }
+        #expect(listing(dir) == ["a.gif", "frames.json"])
+        // Even a real explode output is kept when the input lies inside it.
+        let real = scratch.appendingPathComponent("real")
+        _ = try Exploder().explode(input, into: real)
+        let inside = real.appendingPathComponent("frame_0000.png")
+        #expect(throws: ClipKitError.self) { _ = try Exploder(options: ExplodeOptions(force: true)).explode(inside, into: real) }
+        #expect(listing(real).count == 4)
     }
 
     @Test func manifestReaderRejectsMissingFilesAndBadDelays() throws {

@@ -1,27 +1,42 @@
-// Inputs kept from `make fuzz` (Fixtures/fuzz) and the broken GIFs of Fixtures/bad decode or fail cleanly.
+// Inputs kept from `make fuzz` (Fixtures/fuzz) and the broken GIFs of Fixtures/bad decode or fail cleanly, from files and from memory alike.
 import Foundation
 import Testing
 import TestSupport
 @testable import ClipKit
 
 @Suite struct FuzzRegressionTests {
+    /// Every kept GIF either fails with a `ClipKitError` when opened or decodes to frames of
+    /// the canvas size, and decoding it from memory gives exactly the frames decoding the file does.
     @Test func decodersSurviveKeptInputs() throws {
-        let folders = [Fixture.url("fuzz"), Fixture.url("bad")]
-        var checked = 0
-        for folder in folders {
-            for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(".gif") {
+        var limits = Limits()
+        limits.maxPixels = 1 << 22
+        var opened = 0, refused = 0
+        for folder in [Fixture.url("fuzz"), Fixture.url("bad")] {
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() where name.hasSuffix(".gif") {
                 let url = folder.appendingPathComponent(name)
-                checked += 1
-                guard let decoder = try? GIFDecoder(url: url, maxPixels: 1 << 22) else { continue }
-                var compositor = Compositor(width: decoder.canvasWidth, height: decoder.canvasHeight, globalPalette: decoder.globalPalette)
-                var images = 0
-                while images < 100_000, let frame = try? decoder.next() {
-                    compositor.draw(frame, decodedPixels: decoder.decodedPixelCount)
-                    images += 1
+                let fromFile: GIFAnimation
+                do {
+                    fromFile = try GIFAnimation(url: url, limits: limits)
+                } catch is ClipKitError {
+                    refused += 1
+                    continue
                 }
-                #expect(compositor.canvas.width == decoder.canvasWidth, "\(name)")
+                let bytes = [UInt8](try Data(contentsOf: url))
+                let fromMemory = try GIFAnimation(bytes: bytes, name: name, limits: limits)
+                #expect(fromMemory.scan == fromFile.scan, "\(name): the scans differ")
+                var frames = 0
+                while frames < 2000, let frame = try fromFile.next() {
+                    let same = try fromMemory.next()
+                    #expect(frame.canvas.width == fromFile.canvasWidth && frame.canvas.height == fromFile.canvasHeight, "\(name)")
+                    #expect(same?.canvas == frame.canvas && same?.delay == frame.delay, "\(name): frame \(frames) differs from memory")
+                    frames += 1
+                }
+                #expect(frames == fromFile.scan.frames.count || frames == 2000, "\(name): \(frames) of \(fromFile.scan.frames.count) frames")
+                opened += 1
             }
         }
-        #expect(checked > 10)
+        // The corpus holds both kinds; a decoder that refused everything (or nothing) would fail here.
+        #expect(opened >= 5, "opened \(opened)")
+        #expect(refused >= 3, "refused \(refused)")
     }
 }

@@ -71,6 +71,9 @@ public struct FramesManifest: Codable, Equatable, Sendable {
         }
     }
 
+    /// What wrote the manifest: `clipkit-frames/1` in manifests clipkit writes (nil in older
+    /// ones). An output directory is replaced by `explode --force` only when it holds this mark.
+    public var format: String?
     /// The input's file name.
     public var source: String
     public var canvas: Canvas
@@ -80,7 +83,11 @@ public struct FramesManifest: Codable, Equatable, Sendable {
     public var durationMs: Int
     public var frames: [Frame]
 
+    /// The `format` clipkit writes.
+    public static let currentFormat = "clipkit-frames/1"
+
     public init(source: String, canvas: Canvas, loopCount: Int?, frames: [Frame]) {
+        self.format = Self.currentFormat
         self.source = source
         self.canvas = canvas
         self.loopCount = loopCount
@@ -89,7 +96,7 @@ public struct FramesManifest: Codable, Equatable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case source, canvas
+        case format, source, canvas
         case loopCount = "loop_count"
         case durationMs = "duration_ms"
         case frames
@@ -97,6 +104,7 @@ public struct FramesManifest: Codable, Equatable, Sendable {
 
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(format, forKey: .format)
         try container.encode(source, forKey: .source)
         try container.encode(canvas, forKey: .canvas)
         try container.encode(loopCount, forKey: .loopCount)
@@ -108,6 +116,7 @@ public struct FramesManifest: Codable, Equatable, Sendable {
     /// so the same frames always give the same bytes.
     public func jsonText() -> String {
         var lines = ["{"]
+        if let format { lines.append("  \"format\": \(Self.quoted(format)),") }
         lines.append("  \"source\": \(Self.quoted(source)),")
         lines.append("  \"canvas\": { \"width\": \(canvas.width), \"height\": \(canvas.height) },")
         lines.append("  \"loop_count\": \(loopCount.map(String.init) ?? "null"),")
@@ -137,6 +146,11 @@ public struct FramesManifest: Codable, Equatable, Sendable {
     /// Writes `frames.json` (or `url`) atomically.
     public func write(to url: URL) throws {
         try AtomicFile.write(Array(jsonText().utf8), to: url)
+    }
+
+    /// Writes the manifest, counting its bytes against `budget`.
+    func write(to url: URL, budget: ByteBudget?) throws {
+        try AtomicFile.write(Array(jsonText().utf8), to: url, budget: budget)
     }
 
     /// Reads and checks a manifest: every listed file exists beside it, delays fit a GIF
@@ -194,11 +208,11 @@ public struct FramesManifest: Codable, Equatable, Sendable {
             guard frame.width >= 0, frame.height >= 0, frame.left >= 0, frame.top >= 0 else {
                 throw bad("\(name): negative position or size")
             }
-            var isDirectory: ObjCBool = false
             let file = directory.appendingPathComponent(frame.file).path
-            guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), !isDirectory.boolValue else {
-                throw bad("\(name) is listed but \(file) does not exist")
-            }
+            var info = stat()
+            guard lstat(file, &info) == 0 else { throw bad("\(name) is listed but \(file) does not exist") }
+            // A link could point at any PNG on the machine: frames must be the directory's own files.
+            guard info.st_mode & S_IFMT == S_IFREG else { throw bad("\(name): \(file) is not a regular file") }
         }
         let total = frames.reduce(0) { $0 + $1.delayMs }
         guard durationMs == total else {

@@ -33,7 +33,7 @@ public final class GIFDecoder {
     public private(set) var imageCount = 0
 
     private let maxPixels: Int
-    private let reader: BufferedFileReader
+    private let reader: GIFByteReader
     private let lzw = LZWDecoder()
     private var pendingControl: GraphicControl?
     private var finished = false
@@ -47,10 +47,19 @@ public final class GIFDecoder {
 
     /// Opens `url` and reads the header and logical screen. Refuses, before allocating anything
     /// for pixels, a canvas with no area or with more than `maxPixels` pixels.
-    public init(url: URL, maxPixels: Int = 100_000_000) throws {
+    public convenience init(url: URL, maxPixels: Int = 100_000_000) throws {
+        try self.init(reader: GIFByteReader(url: url), url: url, maxPixels: maxPixels)
+    }
+
+    /// Decodes a GIF held in memory; `name` stands for it in errors (a fuzzer's input, a download).
+    public convenience init(bytes: [UInt8], name: String = "<memory>", maxPixels: Int = 100_000_000) throws {
+        try self.init(reader: GIFByteReader(bytes: bytes), url: URL(fileURLWithPath: name), maxPixels: maxPixels)
+    }
+
+    private init(reader: GIFByteReader, url: URL, maxPixels: Int) throws {
         self.url = url
         self.maxPixels = maxPixels
-        reader = try BufferedFileReader(url: url)
+        self.reader = reader
         let path = url.path
         guard let header = reader.bytes(13) else {
             throw ClipKitError.notMedia(path: path, reason: "file too short for a GIF header")
@@ -65,7 +74,7 @@ public final class GIFDecoder {
         if canvasWidth == 0 || canvasHeight == 0 {
             throw ClipKitError.corrupt(path: path, reason: "GIF canvas is \(canvasWidth)x\(canvasHeight) pixels")
         }
-        if canvasWidth * canvasHeight > maxPixels {
+        if canvasWidth * canvasHeight > maxPixels {  // at most 65535^2: cannot overflow
             throw ClipKitError.limitExceeded(path: path, what: "GIF canvas \(canvasWidth)x\(canvasHeight)",
                                              limit: "\(maxPixels) pixels", option: "--max-pixels")
         }
@@ -88,9 +97,24 @@ public final class GIFDecoder {
     /// Reads the rest of the file without decoding pixels and returns the delay of each
     /// remaining image: a quick pass that needs no image memory.
     public func remainingDelays() throws -> [Int] {
-        var delays: [Int] = []
-        while let frame = try nextImage(decoding: false) { delays.append(frame.delay) }
-        return delays
+        try scan().delays
+    }
+
+    /// Reads the rest of the file without decoding pixels: each image's delay, which images form
+    /// each displayed frame, the loop count, palettes and the pixels the images declare.
+    /// `deadline` is checked at every image.
+    public func scan(deadline: Deadline = .none) throws -> GIFScan {
+        var scan = GIFScan(canvasWidth: canvasWidth, canvasHeight: canvasHeight, hasGlobalPalette: globalPalette != nil)
+        while let image = try nextImage(decoding: false) {
+            try deadline.check(url.path)
+            scan.delays.append(image.delay)
+            if image.localPalette != nil { scan.localPaletteCount += 1 }
+            scan.declaredPixels += image.width * image.height
+        }
+        scan.frames = Compositor.displayedFrames(delays: scan.delays)
+        scan.loopCount = loopCount
+        scan.warnings = warnings
+        return scan
     }
 
     /// Display row of each stored row of an interlaced image `height` rows high (passes of
@@ -308,89 +332,5 @@ public final class GIFDecoder {
 
     private func warn(_ message: String) {
         warnings.append(message)
-    }
-}
-
-/// Buffered reads from one open file descriptor, which it owns and closes.
-private final class BufferedFileReader {
-    /// One data sub-block (a length byte and up to 255 bytes), the zero-length terminator, or
-    /// the part of a sub-block before the end of the file.
-    enum SubBlock {
-        case data(UnsafeBufferPointer<UInt8>)
-        case terminator
-        case truncated(UnsafeBufferPointer<UInt8>)
-    }
-
-    private static let capacity = 1 << 16
-    private let fd: Int32
-    private let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-    private var start = 0
-    private var end = 0
-    private var atEOF = false
-
-    init(url: URL) throws {
-        let path = url.path
-        do {
-            try InputFile.check(path)
-        } catch {
-            buffer.deallocate()
-            throw error
-        }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            buffer.deallocate()
-            throw ClipKitError.unreadable(path: path, reason: String(cString: strerror(errno)))
-        }
-        self.fd = fd
-    }
-
-    deinit {
-        close(fd)
-        buffer.deallocate()
-    }
-
-    func byte() -> UInt8? {
-        if start == end && !fill(1) { return nil }
-        defer { start += 1 }
-        return buffer[start]
-    }
-
-    /// The next `count` bytes (valid until the next call), or nil if the file ends first.
-    func bytes(_ count: Int) -> UnsafeBufferPointer<UInt8>? {
-        guard fill(count) else { return nil }
-        defer { start += count }
-        return UnsafeBufferPointer(start: buffer + start, count: count)
-    }
-
-    func subBlock() -> SubBlock {
-        guard let length = byte() else { return .truncated(UnsafeBufferPointer(start: buffer, count: 0)) }
-        if length == 0 { return .terminator }
-        let count = Int(length)
-        if let data = bytes(count) { return .data(data) }
-        // Hand over what is left so a decoder can use the pixels it holds.
-        let available = UnsafeBufferPointer(start: buffer + start, count: end - start)
-        start = end
-        return .truncated(available)
-    }
-
-    /// Makes `count` bytes available from `start`; false if the file has fewer.
-    private func fill(_ count: Int) -> Bool {
-        if end - start >= count { return true }
-        if atEOF { return false }
-        if start > 0 {
-            memmove(buffer, buffer + start, end - start)
-            end -= start
-            start = 0
-        }
-        while end - start < count {
-            let n = read(fd, buffer + end, Self.capacity - end)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 {
-                atEOF = true
-                return false
-            }
-            end += n
-        }
-        return true
     }
 }

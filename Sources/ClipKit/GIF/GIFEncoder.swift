@@ -2,18 +2,29 @@
 import CGIF
 import Foundation
 
-/// Writes a GIF frame by frame through giflib into an `AtomicFile`, so the file appears only
-/// when `finish()` succeeds.
+/// Writes a GIF frame by frame through giflib into a temp file beside `url`, which becomes
+/// `url` only when `finish()` succeeds.
+///
+/// Write errors keep their cause: giflib's write callback cannot return one, so the callback
+/// stores it and every giflib call is followed by a look at it (a full disk reads "No space
+/// left on device", a file-size limit "File too large", `--max-output` a limit error).
 public final class GIFEncoder {
     public let url: URL
     private let file: AtomicFile
     private var gif: UnsafeMutablePointer<GifFileType>?
     public private(set) var frameCount = 0
     public private(set) var bytesWritten = 0
+    /// The first error of the write callback.
+    private var writeError: Error?
 
     /// Starts a GIF of `width` x `height`. `loopCount` 0 loops forever, N writes the NETSCAPE2.0
     /// count N, nil writes no loop extension (plays once). `globalPalette` nil writes no global table.
-    public init(url: URL, width: Int, height: Int, globalPalette: Palette?, loopCount: Int?) throws {
+    public convenience init(url: URL, width: Int, height: Int, globalPalette: Palette?, loopCount: Int?) throws {
+        try self.init(url: url, width: width, height: height, globalPalette: globalPalette, loopCount: loopCount, budget: nil)
+    }
+
+    /// `budget` bounds the bytes written (`--max-output`), checked before each write.
+    init(url: URL, width: Int, height: Int, globalPalette: Palette?, loopCount: Int?, budget: ByteBudget?) throws {
         guard (1...65535).contains(width), (1...65535).contains(height) else {
             throw ClipKitError.invalidOption(name: "size", reason: "a GIF is 1 to 65535 pixels wide and high, not \(width)x\(height)")
         }
@@ -21,17 +32,19 @@ public final class GIFEncoder {
             throw ClipKitError.invalidOption(name: "--loop", reason: "must be 0 (forever) to 65535")
         }
         self.url = url
-        file = try AtomicFile(destination: url)
+        file = try AtomicFile(destination: url, budget: budget)
         var status: Int32 = 0
         let context = Unmanaged.passUnretained(self).toOpaque()
         gif = EGifOpen(context, { gif, bytes, length in
             guard let gif, let bytes, let user = gif.pointee.UserData else { return 0 }
             let encoder = Unmanaged<GIFEncoder>.fromOpaque(user).takeUnretainedValue()
+            guard encoder.writeError == nil else { return 0 }
             do {
                 try encoder.file.write(UnsafeRawBufferPointer(start: bytes, count: Int(length)))
                 encoder.bytesWritten += Int(length)
                 return length
             } catch {
+                encoder.writeError = error
                 return 0
             }
         }, &status)
@@ -78,10 +91,26 @@ public final class GIFEncoder {
 
     /// Writes the trailer and moves the file into place.
     public func finish() throws {
+        try writeTrailer()
+        try commit()
+    }
+
+    /// Writes the trailer and closes giflib's state; the file is still the temp file.
+    func writeTrailer() throws {
         var status: Int32 = 0
+        let before = bytesWritten
         let closed = EGifCloseFile(gif, &status)
         gif = nil
+        if let writeError { throw writeError }
         guard closed == GIF_OK else { throw failure(status) }
+        // giflib does not check the trailer's write; the byte count does.
+        guard bytesWritten == before + 1 else {
+            throw ClipKitError.outputFailed(path: url.path, reason: "the GIF trailer could not be written")
+        }
+    }
+
+    /// Moves the finished temp file into place.
+    func commit() throws {
         try file.commit()
     }
 
@@ -103,14 +132,12 @@ public final class GIFEncoder {
     }
 
     private func check(_ status: Int32) throws {
+        if let writeError { throw writeError }
         if status != GIF_OK { throw failure(gif?.pointee.Error ?? 0) }
     }
 
     private func failure(_ code: Int32) -> ClipKitError {
         let message = GifErrorString(code).map { String(cString: $0) } ?? "giflib error \(code)"
-        if code == E_GIF_ERR_WRITE_FAILED {
-            return .outputFailed(path: url.path, reason: "write failed (disk full or file too large?)")
-        }
         return .outputFailed(path: url.path, reason: message)
     }
 }

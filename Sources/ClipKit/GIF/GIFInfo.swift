@@ -17,24 +17,21 @@ public struct GIFInfo: Sendable, Equatable {
     public var paletteKind: String
     public var warnings: [String]
 
-    /// Reads the whole file once, decoding no pixels beyond what palettes need.
-    public static func read(_ url: URL, maxPixels: Int = 100_000_000) throws -> GIFInfo {
-        let decoder = try GIFDecoder(url: url, maxPixels: maxPixels)
-        var delays: [Int] = []
-        var local = 0
-        while let frame = try decoder.next() {
-            delays.append(frame.delay)
-            if frame.localPalette != nil { local += 1 }
-        }
+    /// Reads the file's blocks once without decoding any pixels, under `limits` (canvas size,
+    /// deadline).
+    public static func read(_ url: URL, limits: Limits = Limits()) throws -> GIFInfo {
+        let limits = limits.started()
+        let decoder = try GIFDecoder(url: url, maxPixels: limits.maxPixels)
+        let scan = try decoder.scan(deadline: limits.deadline)
         let kind: String
-        switch (decoder.globalPalette != nil, local) {
+        switch (scan.hasGlobalPalette, scan.localPaletteCount) {
         case (true, 0): kind = "global"
         case (false, _): kind = "local"
         default: kind = "global+local"
         }
-        return GIFInfo(width: decoder.canvasWidth, height: decoder.canvasHeight, imageCount: delays.count,
-                       frameCount: Compositor.displayedFrames(delays: delays).count, loopCount: decoder.loopCount,
-                       durationCentiseconds: delays.reduce(0, +), minimumDelay: delays.min() ?? 0,
-                       maximumDelay: delays.max() ?? 0, paletteKind: kind, warnings: decoder.warnings)
+        return GIFInfo(width: scan.canvasWidth, height: scan.canvasHeight, imageCount: scan.imageCount,
+                       frameCount: scan.frames.count, loopCount: scan.loopCount,
+                       durationCentiseconds: scan.delays.reduce(0, +), minimumDelay: scan.delays.min() ?? 0,
+                       maximumDelay: scan.delays.max() ?? 0, paletteKind: kind, warnings: scan.warnings)
     }
 }

@@ -9,7 +9,8 @@ public enum PNGReader {
     public static func read(_ url: URL, maxPixels: Int = defaultMaxPixels) throws -> RGBAImage {
         try withHeader(of: url) { png in
             let width = Int(png.width), height = Int(png.height)
-            if width * height > maxPixels {
+            let (area, overflow) = width.multipliedReportingOverflow(by: height)
+            if overflow || area > maxPixels {
                 throw ClipKitError.limitExceeded(path: url.path, what: "image size \(width)x\(height)", limit: "\(maxPixels) pixels", option: "--max-pixels")
             }
             png.format = ck_png_format_rgba()
@@ -22,6 +23,11 @@ public enum PNGReader {
             }
             return RGBAImage(width: width, height: height, pixels: pixels)
         }
+    }
+
+    /// Whether the header allows transparency (an alpha channel or a tRNS chunk), without decoding pixels.
+    static func mayHaveAlpha(_ url: URL) throws -> Bool {
+        try withHeader(of: url) { png in png.format & UInt32(PNG_FORMAT_FLAG_ALPHA) != 0 }
     }
 
     /// The width and height from the PNG header, without decoding pixels.

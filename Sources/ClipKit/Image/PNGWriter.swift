@@ -60,8 +60,13 @@ public enum PNGWriter {
 
     /// Writes `image` to `url` atomically (temp file + rename).
     public static func write(_ image: RGBAImage, to url: URL, channels: Channels = .rgba, filter: Filter = .sub) throws {
+        try write(image, to: url, channels: channels, filter: filter, budget: nil)
+    }
+
+    /// `budget` bounds the bytes written (`--max-output`): nothing is written past it.
+    static func write(_ image: RGBAImage, to url: URL, channels: Channels, filter: Filter, budget: ByteBudget?) throws {
         let bytes = try encode(image, channels: channels, filter: filter)
-        try AtomicFile.write(bytes, to: url)
+        try AtomicFile.write(bytes, to: url, budget: budget)
     }
 
     private static func appendChunk(_ type: String, _ data: [UInt8], to png: inout [UInt8]) {

@@ -1,9 +1,9 @@
 // Checks an input path before anything opens it: a FIFO or device would block a read forever.
 
-public enum InputFile {
+enum InputFile {
     /// Throws the typed error for a path that is missing, a directory, not a regular file, or
     /// unreadable. Nothing is opened, so a FIFO cannot block.
-    public static func check(_ path: String) throws {
+    static func check(_ path: String) throws {
         var info = stat()
         guard stat(path, &info) == 0 else {
             if errno == ENOENT || errno == ENOTDIR { throw ClipKitError.fileNotFound(path: path) }

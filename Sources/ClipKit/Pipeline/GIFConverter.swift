@@ -1,33 +1,50 @@
-// Video (or images) to GIF as a pipeline: reader -> quantiser -> writer, joined by bounded queues.
+// Video (or images) to GIF as a pipeline of named stages: decode -> quantise -> write, and a poster from the same decode.
 import Foundation
 
 /// Converts a clip to a looping GIF.
 ///
-/// Three stages each on their own thread, joined by `BoundedQueue`s, so while frame *i* is
-/// written, *i+1* is quantised and *i+2* decoded; memory is bounded by the queue capacities and
-/// the frame size, never by the clip length:
+/// The stages, each on its own joined thread, joined by bounded queues (memory is bounded by
+/// their capacities and the frame size, never by the clip length):
 ///
-///     VideoReader --SourceFrame--> quantise (diff, palette, dither) --QuantizedFrame--> write (delays, giflib)
+///     decode  --DecodedMessage-->  quantise  --QuantizedMessage-->  write (caller's thread)
+///         \--> poster (with `poster:`): the first frame as a PNG, from the same decode
+///
+/// Each hop ends with an `end` message carrying the output duration. An error in any stage, or
+/// the deadline of `options.limits`, stops every stage; all have exited before `convert` returns
+/// or throws, and nothing is left at the destinations unless every output is complete.
 public struct GIFConverter: Sendable {
     public var options: GIFOptions
     /// Called on the writing thread after each frame: (frames done, expected total if known).
     public var progress: (@Sendable (Int, Int?) -> Void)?
+    /// The prefix of the stage threads' names (`ck.decode`, `ck.quantise`, ...): tests give each
+    /// run its own, to find that run's threads among others'.
+    var stageLabel = "ck"
 
     public init(options: GIFOptions = GIFOptions(), progress: (@Sendable (Int, Int?) -> Void)? = nil) {
         self.options = options
         self.progress = progress
     }
 
-    /// Converts the video at `url` into a GIF at `destination`.
-    public func convert(video url: URL, to destination: URL) throws -> GIFResult {
+    /// Converts the video (or GIF) at `url` into a GIF at `destination`; with `poster`, also
+    /// writes the GIF's first frame there as a PNG, from the same decode.
+    public func convert(video url: URL, to destination: URL, poster: URL? = nil) throws -> GIFResult {
         try options.validate()
-        let deadline = options.limits.deadline()
+        var options = self.options
+        options.limits = options.limits.started()
+        var palette: Palette?
         if options.palette == .global {
-            let histogram = try gatherColors(video: url, deadline: deadline)
-            let palette = Quantizer(maxColors: min(options.colors, 255)).palette(for: histogram)
-            return try encode(openVideo(url, deadline: deadline), globalPalette: palette, transparentFrames: false, to: destination)
+            let histogram = try gatherColors(video: url, options: options)
+            palette = Quantizer(maxColors: min(options.colors, 255)).palette(for: histogram)
         }
-        return try encode(openVideo(url, deadline: deadline), globalPalette: nil, transparentFrames: false, to: destination)
+        let reader = try VideoReader(url: url, limits: options.limits, fullProbe: true)
+        // Refuse before decoding when the stretch to convert is known to be too long.
+        if let duration = reader.info.duration {
+            try options.limits.checkSourceSpan(min(options.end ?? duration, duration) - options.start, path: url.path)
+        }
+        let producer = try reader.makeProducer(options: readOptions(options))
+        let expected = producer.expectedCount
+        return try encode(producer: producer, expectedCount: expected, options: options, globalPalette: palette,
+                          transparentFrames: false, to: destination, poster: poster)
     }
 
     /// Assembles images (same size) shown for `delays` centiseconds each into a GIF.
@@ -41,20 +58,14 @@ public struct GIFConverter: Sendable {
         if let bad = delays.first(where: { $0 < 0 || $0 > 65535 }) {
             throw ClipKitError.invalidOption(name: "--delay", reason: "delays are 0 to 65535 centiseconds, got \(bad)")
         }
-        // A first pass only looks for transparency; it reads each image once more but keeps none.
-        var hasTransparency = false
-        for url in images where !hasTransparency {
-            let image = try PNGReader.read(url, maxPixels: options.maxPixels)
-            hasTransparency = image.pixels.withUnsafeBufferPointer { p in
-                stride(from: 3, to: p.count, by: 4).contains { p[$0] < 255 }
-            }
-        }
-        var exact = options
-        exact.changeThreshold = 0
-        exact.mergeIdenticalFrames = false
-        let converter = GIFConverter(options: exact, progress: progress)
-        return try converter.encode(openImages(images, delays: delays), globalPalette: nil,
-                                    transparentFrames: hasTransparency, to: destination)
+        var options = self.options
+        options.limits = options.limits.started()
+        try options.limits.checkFrames(images.count, path: images[0].path)
+        let source = try ImageSequenceSource(images: images, delays: delays, limits: options.limits)
+        options.changeThreshold = 0
+        options.mergeIdenticalFrames = false
+        return try encode(producer: source, expectedCount: images.count, options: options, globalPalette: nil,
+                          transparentFrames: source.hasTransparency, to: destination, poster: nil)
     }
 
     /// Rebuilds a GIF from an exploded directory's `frames.json`: its frames, delays and
@@ -75,141 +86,70 @@ public struct GIFConverter: Sendable {
         return try converter.convert(images: images, delays: manifest.frames.map(\.delayCs), to: destination)
     }
 
-    // MARK: - Sources
+    // MARK: - The pipeline
 
-    /// A running source: frames in a bounded queue, the output duration once they are all read.
-    struct Stream {
-        var frames: BoundedQueue<SourceFrame>
-        var duration: () -> Double?
-        var expectedCount: Int?
-    }
-
-    private func readOptions(deadline: Deadline) -> FrameReadOptions {
+    private func readOptions(_ options: GIFOptions) -> FrameReadOptions {
         var read = FrameReadOptions(start: options.start, end: options.end, fps: options.fps / options.speed, size: options.size)
-        read.maxPixels = options.maxPixels
         read.queueCapacity = 3
-        read.deadline = deadline
-        read.maxDuration = options.limits.maxDuration * options.speed
+        read.limits = options.limits
         return read
     }
 
-    private func openVideo(_ url: URL, deadline: Deadline) throws -> Stream {
-        let reader = try VideoReader(url: url, maxPixels: options.maxPixels)
-        // Refuse before decoding when the stretch to convert is known to be too long.
-        if let duration = reader.info.duration {
-            try options.limits.checkDuration(min(options.end ?? duration, duration) - options.start, path: url.path)
+    private func encode(producer: sending any FrameProducer, expectedCount: Int?, options: GIFOptions, globalPalette: Palette?,
+                        transparentFrames: Bool, to destination: URL, poster: URL?) throws -> GIFResult {
+        let budget = ByteBudget(limit: options.limits.maxOutputBytes)
+        let progress = self.progress
+        let pipeline = Pipeline()
+        defer { pipeline.stop() }
+        let decoded = pipeline.stage("\(stageLabel).decode", capacity: 3) { (queue: BoundedQueue<DecodedMessage>) in
+            var output = FrameOutput(queue: queue, maxFrames: nil)
+            try producer.run(into: &output)
         }
-        let sequence = try reader.frames(options: readOptions(deadline: deadline))
-        let speed = options.speed, limits = options.limits
-        let frames = Stage.map(sequence.queue, name: "clipkit.gif.frames", capacity: 1) { frame in
-            // Headers can lie about the duration: the timestamps are checked too.
-            try limits.checkDuration(frame.time, path: url.path)
-            return SourceFrame(image: frame.image, time: frame.time / speed)
+        let branches = pipeline.tee("\(stageLabel).tee", from: decoded, count: poster == nil ? 1 : 2, capacity: 2)
+        let quantized = pipeline.stage("\(stageLabel).quantise", from: branches[0], capacity: 2) {
+            (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<QuantizedMessage>) in
+            var stage = GIFQuantizeStage(options: options, globalPalette: globalPalette, transparentFrames: transparentFrames)
+            try stage.run(input, output)
         }
-        return Stream(frames: frames, duration: { sequence.duration.map { $0 / speed } }, expectedCount: sequence.expectedCount)
-    }
-
-    private func openImages(_ urls: [URL], delays: [Int]) -> Stream {
-        let maxPixels = options.maxPixels
-        let frames = Stage.start(name: "clipkit.gif.images", capacity: 2) { (queue: BoundedQueue<SourceFrame>) in
-            var centiseconds = 0
-            var size: (Int, Int)?
-            for (url, delay) in zip(urls, delays) {
-                let image = try PNGReader.read(url, maxPixels: maxPixels)
-                if let size, size != (image.width, image.height) {
-                    throw ClipKitError.invalidOption(name: url.path, reason: "is \(image.width)x\(image.height), the first image is \(size.0)x\(size.1); frames must be the same size")
-                }
-                size = (image.width, image.height)
-                if !queue.push(SourceFrame(image: image, time: Double(centiseconds) / 100)) { return }
-                centiseconds += delay
+        let posterImage = poster.map { _ in
+            pipeline.stage("\(stageLabel).poster", from: branches[1], capacity: 1) {
+                (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<[UInt8]>) in
+                if case .frame(let first) = try input.pop() { output.push(try PNGWriter.encode(first.image, channels: .rgb)) }
             }
         }
-        let total = delays.reduce(0, +)
-        return Stream(frames: frames, duration: { Double(total) / 100 }, expectedCount: urls.count)
+        var writer = GIFWriterStage(destination: destination, options: options, globalPalette: globalPalette, budget: budget)
+        var done = 0
+        while let message = try quantized.pop() {
+            try options.limits.checkDeadline(destination.path)
+            switch message {
+            case .frame(let frame):
+                try writer.add(frame)
+                done += 1
+                progress?(done, expectedCount)
+            case .end(let duration):
+                let result = try writer.finish(duration: duration)
+                var posterFile: AtomicFile?
+                if let poster, let posterImage {
+                    guard let bytes = try posterImage.pop() else {
+                        throw ClipKitError.noFrames(path: poster.path, reason: "no frame for the poster")
+                    }
+                    posterFile = try AtomicFile(destination: poster, budget: budget)
+                    try posterFile?.write(bytes)
+                }
+                try writer.commit()
+                try posterFile?.commit()
+                return result
+            }
+        }
+        throw ClipKitError.internalFailure(path: destination.path, reason: "the frame stream ended without its end")
     }
 
     /// The colours of every frame, for `--palette global`: a decoding pass that keeps only a histogram.
-    private func gatherColors(video url: URL, deadline: Deadline) throws -> ColorHistogram {
-        let reader = try VideoReader(url: url, maxPixels: options.maxPixels)
-        let sequence = try reader.frames(options: readOptions(deadline: deadline))
-        defer { sequence.cancel() }
+    private func gatherColors(video url: URL, options: GIFOptions) throws -> ColorHistogram {
+        let frames = try VideoReader(url: url, limits: options.limits, fullProbe: false).frames(options: readOptions(options))
+        defer { frames.cancel() }
         var histogram = ColorHistogram()
-        while let frame = try sequence.next() { histogram.add(frame.image) }
+        while let frame = try frames.next() { histogram.add(frame.image) }
         return histogram
-    }
-
-    // MARK: - Quantise and write
-
-    func encode(_ source: Stream, globalPalette: Palette?, transparentFrames: Bool, to destination: URL) throws -> GIFResult {
-        let options = self.options
-        var diff = FrameDiff(threshold: options.changeThreshold)
-        let quantized = Stage.map(source.frames, name: "clipkit.gif.quantise", capacity: 2) { (source: SourceFrame) -> QuantizedFrame in
-            if transparentFrames {
-                return Self.quantizeWhole(source, options: options)
-            }
-            return Self.quantize(source, diff: &diff, globalPalette: globalPalette, options: options)
-        }
-        defer { quantized.cancel() }
-        var writer = GIFWriterStage(destination: destination, options: options, globalPalette: globalPalette)
-        var done = 0
-        let deadline = options.limits.deadline()
-        while let frame = try quantized.pop() {
-            try deadline.check(destination.path)
-            try options.limits.checkFrames(writer.framesWritten + 1, path: destination.path)
-            try writer.add(frame)
-            done += 1
-            progress?(done, source.expectedCount)
-        }
-        return try writer.finish(duration: source.duration())
-    }
-
-    /// A frame after the first keeps only what visibly changed: the changed rectangle, with
-    /// unchanged pixels as the transparent index (disposal none keeps the rest on screen).
-    static func quantize(_ source: SourceFrame, diff: inout FrameDiff, globalPalette: Palette?, options: GIFOptions) -> QuantizedFrame {
-        let image = source.image
-        let change = diff.change(to: image)
-        if !change.isFirst && change.rect.isEmpty {
-            if options.mergeIdenticalFrames {
-                return QuantizedFrame(frame: GIFFrame(width: 0, height: 0, indices: []), time: source.time, isUnchanged: true)
-            }
-            // Nothing to draw, but the frame must exist: one transparent pixel.
-            let frame = GIFFrame(width: 1, height: 1, disposal: .none, transparentIndex: 0, localPalette: [0, 0, 0, 0, 0, 0], indices: [0])
-            return QuantizedFrame(frame: frame, time: source.time, isUnchanged: false)
-        }
-        let mask: [Bool]? = change.isFirst ? nil : change.mask
-        let palette = globalPalette ?? Quantizer(maxColors: change.isFirst ? options.colors : min(options.colors, 255))
-            .palette(for: image, mask: mask)
-        let transparent: UInt8? = change.isFirst ? nil : UInt8(palette.count)
-        var ditherer = Ditherer(palette: palette, method: options.dither)
-        let indices = ditherer.indices(for: image, rect: change.rect, mask: mask, transparentIndex: transparent)
-        // With a global palette the table (and its transparent slot) is the file's global one.
-        let table: [UInt8]? = globalPalette != nil ? nil : (transparent == nil ? palette.rgb : palette.rgb + [0, 0, 0])
-        let frame = GIFFrame(left: change.rect.x, top: change.rect.y, width: change.rect.width, height: change.rect.height,
-                             disposal: .none, transparentIndex: transparent.map(Int.init), localPalette: table, indices: indices)
-        return QuantizedFrame(frame: frame, time: source.time, isUnchanged: false)
-    }
-
-    /// A frame with transparency, written whole: pixels under half alpha are transparent, and
-    /// disposal background clears it before the next frame.
-    static func quantizeWhole(_ source: SourceFrame, options: GIFOptions) -> QuantizedFrame {
-        let image = source.image
-        let count = image.width * image.height
-        var mask = [Bool](repeating: true, count: count)
-        var anyTransparent = false
-        image.pixels.withUnsafeBufferPointer { p in
-            for i in 0..<count where p[i * 4 + 3] < 128 {
-                mask[i] = false
-                anyTransparent = true
-            }
-        }
-        let palette = Quantizer(maxColors: anyTransparent ? min(options.colors, 255) : options.colors).palette(for: image, mask: mask)
-        let transparent: UInt8? = anyTransparent ? UInt8(palette.count) : nil
-        var ditherer = Ditherer(palette: palette, method: options.dither)
-        let rect = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
-        let indices = ditherer.indices(for: image, rect: rect, mask: anyTransparent ? mask : nil, transparentIndex: transparent)
-        let frame = GIFFrame(width: image.width, height: image.height, disposal: .background,
-                             transparentIndex: transparent.map(Int.init),
-                             localPalette: transparent == nil ? palette.rgb : palette.rgb + [0, 0, 0], indices: indices)
-        return QuantizedFrame(frame: frame, time: source.time, isUnchanged: false)
     }
 }

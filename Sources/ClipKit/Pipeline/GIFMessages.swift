@@ -1,20 +1,16 @@
 // The values that travel between GIF pipeline stages: one named type per hop.
 
-/// Reader -> quantiser: an upright, scaled source frame and its output time in seconds.
-public struct SourceFrame: Sendable {
-    public var image: RGBAImage
-    public var time: Double
+/// decode -> quantise (and the other sinks): the decoder's `VideoFrame` in a `StreamMessage`.
+typealias DecodedMessage = StreamMessage<VideoFrame>
 
-    public init(image: RGBAImage, time: Double) {
-        self.image = image
-        self.time = time
-    }
-}
-
-/// Quantiser -> writer: an image ready for giflib, still without its delay (the writer knows it
-/// once the next frame's time arrives). `isUnchanged` frames only extend the previous delay.
+/// quantise -> write: an image ready for the encoder, still without its delay (the writer knows
+/// it once the next frame's time, or the end, arrives). `isUnchanged` frames only extend the
+/// previous delay.
 struct QuantizedFrame: Sendable {
     var frame: GIFFrame
+    /// Output time in seconds (source time divided by the speed).
     var time: Double
     var isUnchanged: Bool
 }
+
+typealias QuantizedMessage = StreamMessage<QuantizedFrame>

@@ -1,30 +1,34 @@
-// The last GIF stage: gives each frame its delay by cumulative rounding, merges repeats, writes with giflib.
+// The last GIF stage: gives each frame its delay by cumulative rounding, merges repeats, writes the file.
 import Foundation
 
 /// Holds back up to two frames: a frame's delay is known only when the next changed frame (or
-/// the end) arrives, and a last frame that would be shown for under 2 cs is folded into the one
-/// before (browsers play 0 and 1 cs delays as 10 cs).
+/// the end message) arrives, and a last frame that would be shown for under 2 cs is folded into
+/// the one before (browsers play 0 and 1 cs delays as 10 cs).
 struct GIFWriterStage {
     let destination: URL
     let options: GIFOptions
     let globalPalette: Palette?
+    let budget: ByteBudget
     private var encoder: GIFEncoder?
     private var globalTable: [UInt8]?
     private var pending: [QuantizedFrame] = []
     private var size = (width: 0, height: 0)
     private var writtenCentiseconds = 0
 
-    init(destination: URL, options: GIFOptions, globalPalette: Palette?) {
+    init(destination: URL, options: GIFOptions, globalPalette: Palette?, budget: ByteBudget) {
         self.destination = destination
         self.options = options
         self.globalPalette = globalPalette
+        self.budget = budget
     }
 
     /// Images written or waiting to be.
     var framesWritten: Int { (encoder?.frameCount ?? 0) + pending.count }
 
+    /// Takes the next quantised frame.
     mutating func add(_ frame: QuantizedFrame) throws {
         if frame.isUnchanged { return }  // the previous frame simply stays on screen longer
+        try options.limits.checkFrames(framesWritten + 1, path: destination.path)
         if encoder == nil { try start(with: frame) }
         if pending.count == 2 {
             let first = pending.removeFirst()
@@ -33,11 +37,13 @@ struct GIFWriterStage {
         pending.append(frame)
     }
 
-    mutating func finish(duration: Double?) throws -> GIFResult {
-        guard encoder != nil, let last = pending.last else {
-            throw ClipKitError.internalFailure(path: destination.path, reason: "no frames to write")
+    /// The stream ended `duration` seconds after the first frame: writes what is held back and
+    /// the trailer. The GIF is still a temp file until `commit()`.
+    mutating func finish(duration: Double) throws -> GIFResult {
+        guard let encoder, let last = pending.last else {
+            throw ClipKitError.noFrames(path: destination.path, reason: "no frames to write")
         }
-        let end = Delays.centiseconds(max(duration ?? last.time, last.time))
+        let end = Delays.centiseconds(max(duration, last.time))
         let lastDelay = end - Delays.centiseconds(last.time)
         if pending.count == 2 {
             let first = pending[0]
@@ -51,11 +57,14 @@ struct GIFWriterStage {
             try write(last, delay: max(lastDelay, 2))
         }
         pending.removeAll()
-        guard let encoder else { throw ClipKitError.internalFailure(path: destination.path, reason: "no encoder") }
-        try encoder.finish()
-        self.encoder = nil
+        try encoder.writeTrailer()
         return GIFResult(url: destination, width: size.width, height: size.height, frameCount: encoder.frameCount,
                          durationCentiseconds: writtenCentiseconds, bytes: encoder.bytesWritten)
+    }
+
+    /// Moves the finished GIF into place.
+    func commit() throws {
+        try encoder?.commit()
     }
 
     private mutating func start(with first: QuantizedFrame) throws {
@@ -64,7 +73,7 @@ struct GIFWriterStage {
         let table = globalPalette.map { $0.rgb + [0, 0, 0] } ?? first.frame.localPalette ?? [0, 0, 0]
         globalTable = table
         encoder = try GIFEncoder(url: destination, width: size.width, height: size.height,
-                                 globalPalette: Palette(rgb: table), loopCount: options.loopCount)
+                                 globalPalette: Palette(rgb: table), loopCount: options.loopCount, budget: budget)
     }
 
     private mutating func write(_ quantized: QuantizedFrame, delay: Int) throws {
@@ -73,6 +82,5 @@ struct GIFWriterStage {
         if frame.localPalette == nil || frame.localPalette == globalTable { frame.localPalette = nil }
         try encoder?.add(frame)
         writtenCentiseconds += delay
-        try options.limits.checkOutput(encoder?.bytesWritten ?? 0, path: destination.path)
     }
 }

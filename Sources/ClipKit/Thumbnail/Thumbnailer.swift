@@ -28,6 +28,14 @@ public struct ThumbnailOptions: Sendable {
     }
 }
 
+/// What `Thumbnailer.writeThumbnail(of:to:)` wrote.
+public struct ThumbnailResult: Sendable {
+    public var url: URL
+    public var width: Int
+    public var height: Int
+    public var bytes: Int
+}
+
 public struct Thumbnailer: Sendable {
     public var options: ThumbnailOptions
 
@@ -35,12 +43,21 @@ public struct Thumbnailer: Sendable {
         self.options = options
     }
 
+    /// Writes the thumbnail of `url` to `destination` as an RGB PNG: whole or not at all, and
+    /// within `options.limits.maxOutputBytes`.
+    public func writeThumbnail(of url: URL, to destination: URL) throws -> ThumbnailResult {
+        let image = try thumbnail(of: url)
+        let bytes = try PNGWriter.encode(image, channels: .rgb)
+        try AtomicFile.write(bytes, to: destination, budget: ByteBudget(limit: options.limits.maxOutputBytes))
+        return ThumbnailResult(url: destination, width: image.width, height: image.height, bytes: bytes.count)
+    }
+
     /// The thumbnail of `url`, upright and scaled.
     public func thumbnail(of url: URL) throws -> RGBAImage {
-        let reader = try VideoReader(url: url, maxPixels: options.limits.maxPixels, fullProbe: false)
+        let limits = options.limits.started()
+        let reader = try VideoReader(url: url, limits: limits, fullProbe: false)
         var read = FrameReadOptions(size: options.size)
-        read.maxPixels = options.limits.maxPixels
-        read.deadline = options.limits.deadline()
+        read.limits = limits
         read.start = try startTime(in: reader.info, path: url.path)
         guard let window = options.skipBlankWithin else {
             read.maxFrames = 1

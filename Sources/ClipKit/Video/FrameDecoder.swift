@@ -4,7 +4,7 @@ import Foundation
 
 /// Owns the codec context of one decode and runs the loop of FFmpeg's `demux_decode.c` on the
 /// decode thread: read a packet, send it, receive every frame it releases, flush at the end.
-final class FrameDecoder {
+final class FrameDecoder: FrameProducer {
     private let demuxer: Demuxer
     private let options: FrameReadOptions
     private var codec: UnsafeMutablePointer<AVCodecContext>?
@@ -54,9 +54,9 @@ final class FrameDecoder {
     deinit { avcodec_free_context(&codec) }
 
     /// The decode loop. Runs until the input ends, the range is done, or the consumer cancels;
-    /// then finishes `sequence`, with an error if nothing could be decoded.
-    func run(into sequence: FrameSequence) {
-        sequence.produce { try decodeAll(into: sequence) }
+    /// then sends the end message, or throws if nothing could be decoded.
+    func run(into output: inout FrameOutput) throws {
+        try decodeAll(into: &output)
     }
 
     private var candidate: UnsafeMutablePointer<AVFrame>?
@@ -67,7 +67,7 @@ final class FrameDecoder {
     private var stopped = false
     private var firstPacketError: String?
 
-    private func decodeAll(into sequence: FrameSequence) throws {
+    private func decodeAll(into sequence: inout FrameOutput) throws {
         guard let format = demuxer.format, let codec else { return }
         let path = demuxer.path
         var packet = av_packet_alloc()
@@ -92,6 +92,9 @@ final class FrameDecoder {
                     return
                 }
                 decoded += 1
+                // Headers can lie: a stream may switch to a larger size mid-way.
+                try options.limits.checkPixels(width: Int(frame.pointee.width), height: Int(frame.pointee.height),
+                                               what: "decoded frame", path: path)
                 let time = presentationTime(of: frame)
                 try options.checkTimestamp(time, path: demuxer.path)
                 if let last = lastTime, time > last { lastDelta = time - last }
@@ -100,7 +103,7 @@ final class FrameDecoder {
                     if time <= candidateTime + FrameSampler.epsilon {
                         // Not later than the candidate (duplicate or out-of-order timestamp): the newer frame wins.
                     } else {
-                        try emit(nextTime: time, clipEnd: nil, sequence: sequence)
+                        try emit(nextTime: time, clipEnd: nil, sequence: &sequence)
                     }
                 }
                 av_frame_unref(candidate)
@@ -112,7 +115,7 @@ final class FrameDecoder {
         }
 
         while !stopped {
-            try options.deadline.check(path)
+            try options.limits.checkDeadline(path)
             let status = av_read_frame(format, packet)
             if status < 0 { break }  // end of file, or a truncated one: decode what we have
             defer { av_packet_unref(packet) }
@@ -133,7 +136,7 @@ final class FrameDecoder {
         }
         let end = clipEnd()
         if hasCandidate && !stopped {
-            try emit(nextTime: nil, clipEnd: end, sequence: sequence)
+            try emit(nextTime: nil, clipEnd: end, sequence: &sequence)
         }
         if sequence.pushedCount == 0 {
             if decoded == 0 {
@@ -145,17 +148,17 @@ final class FrameDecoder {
             throw ClipKitError.noFrames(path: path, reason: "no frame in the requested range")
         }
         let outputEnd = min(options.end ?? end, end)
-        sequence.setDuration(max(outputEnd - options.start, 0))
+        sequence.end(duration: max(outputEnd - options.start, 0))
     }
 
     /// Converts the candidate frame once and queues it for each output place it fills.
-    private func emit(nextTime: Double?, clipEnd: Double?, sequence: FrameSequence) throws {
+    private func emit(nextTime: Double?, clipEnd: Double?, sequence: inout FrameOutput) throws {
         guard let candidate else { return }
         let places = sampler.emissions(candidateTime: candidateTime, nextTime: nextTime, clipEnd: clipEnd)
         guard !places.isEmpty else { return }
         var image = try scaler.rgba(from: candidate, width: scaledSize.width, height: scaledSize.height)
         image = image.applying(rotation)
-        if !sequence.push(image, at: places, sourceTime: candidateTime, maxFrames: options.maxFrames) { stopped = true }
+        if !sequence.push(image, at: places, sourceTime: candidateTime) { stopped = true }
     }
 
     /// Seconds from the stream start; frames without a timestamp continue from the last one.

@@ -1,20 +1,23 @@
 // Runs one job per input on up to --jobs threads; a failing input never stops the others.
+import ClipKit
 import Foundation
+import Synchronization
 
-public struct Batch: Sendable {
+struct Batch: Sendable {
     /// How many inputs run at once. Each input's own stages stay on their bounded queues, so
     /// memory is bounded by `jobs` times the per-file bound.
-    public var jobs: Int
+    var jobs: Int
 
-    public init(jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    init(jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.jobs = max(1, jobs)
     }
 
     /// Calls `work` for every input, `jobs` at a time, and hands each report to `report` in
     /// input order (as soon as it and every earlier one are done), so output is deterministic
-    /// whatever `jobs` is. Errors thrown by `work` become `error` reports.
-    public func run(_ inputs: [BatchInput], work: @escaping @Sendable (BatchInput) throws -> Report,
-                    report: @escaping @Sendable (Report) -> Void) -> [Report] {
+    /// whatever `jobs` is. Errors thrown by `work` become `error` reports. When `report`
+    /// returns false (stdout closed), no further input is started; the running ones finish.
+    func run(_ inputs: [BatchInput], work: @escaping @Sendable (BatchInput) throws -> Report,
+                    report: @escaping @Sendable (Report) -> Bool) -> [Report] {
         let state = BatchState(count: inputs.count)
         let workers = min(jobs, max(inputs.count, 1))
         let group = DispatchGroup()
@@ -45,27 +48,35 @@ public struct Batch: Sendable {
 }
 
 /// The shared counters of a batch: which input is next, which reports are done, which printed.
-private final class BatchState: @unchecked Sendable {
-    private let lock = NSLock()
-    private var next = 0
-    private var printed = 0
-    private(set) var results: [Report?]
-
-    init(count: Int) { results = Array(repeating: nil, count: count) }
-
-    func claim() -> Int? {
-        lock.lock(); defer { lock.unlock() }
-        guard next < results.count else { return nil }
-        next += 1
-        return next - 1
+private final class BatchState: Sendable {
+    private struct Counters {
+        var next = 0
+        var printed = 0
+        var stopped = false
+        var results: [Report?]
     }
 
-    func complete(_ index: Int, _ outcome: Report, report: (Report) -> Void) {
-        lock.lock(); defer { lock.unlock() }
-        results[index] = outcome
-        while printed < results.count, let ready = results[printed] {
-            report(ready)
-            printed += 1
+    private let counters: Mutex<Counters>
+
+    init(count: Int) { counters = Mutex(Counters(results: Array(repeating: nil, count: count))) }
+
+    var results: [Report?] { counters.withLock { $0.results } }
+
+    func claim() -> Int? {
+        counters.withLock { counters in
+            guard !counters.stopped, counters.next < counters.results.count else { return nil }
+            counters.next += 1
+            return counters.next - 1
+        }
+    }
+
+    func complete(_ index: Int, _ outcome: Report, report: (Report) -> Bool) {
+        counters.withLock { counters in
+            counters.results[index] = outcome
+            while counters.printed < counters.results.count, let ready = counters.results[counters.printed] {
+                if !report(ready) { counters.stopped = true }
+                counters.printed += 1
+            }
         }
     }
 }

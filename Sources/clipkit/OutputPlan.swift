@@ -1,9 +1,10 @@
 // Helpers for output paths: creating `-o DIR/`, recognising directory targets, refusing to overwrite inputs.
+import ClipKit
 import Foundation
 
-public enum OutputPlan {
+enum OutputPlan {
     /// Creates the directory named by `-o DIR/` if needed.
-    public static func prepare(output: String?) throws {
+    static func prepare(output: String?) throws {
         guard let output, output.hasSuffix("/") else { return }
         do {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
@@ -12,14 +13,14 @@ public enum OutputPlan {
         }
     }
 
-    public static func isDirectoryTarget(_ output: String) -> Bool {
+    static func isDirectoryTarget(_ output: String) -> Bool {
         if output.hasSuffix("/") { return true }
         var isDirectory: ObjCBool = false
         return FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
     /// Refuses an output that is one of the inputs.
-    public static func checkNotInput(_ destination: URL, inputs: [URL]) throws {
+    static func checkNotInput(_ destination: URL, inputs: [URL]) throws {
         let target = destination.standardizedFileURL.resolvingSymlinksInPath().path
         for input in inputs where input.standardizedFileURL.resolvingSymlinksInPath().path == target {
             throw ClipKitError.outputIsInput(path: destination.path)

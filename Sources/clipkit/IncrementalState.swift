@@ -1,12 +1,14 @@
 // Remembers which outputs were made from which input with which options, so unchanged work is skipped.
+import ClipKit
 import Foundation
+import Synchronization
 
 /// A small `.clipkit-state.json` in each output directory maps output names to the input they
 /// were made from (path, size, modification time) and the options used. An output is up to date
 /// when it exists, is not older than its input, and its entry matches: then the input is
 /// skipped. Changed options or a changed input redo the work.
-public final class IncrementalState: @unchecked Sendable {
-    public static let fileName = ".clipkit-state.json"
+final class IncrementalState: Sendable {
+    static let fileName = ".clipkit-state.json"
 
     struct Entry: Codable, Equatable {
         var input: String
@@ -15,40 +17,50 @@ public final class IncrementalState: @unchecked Sendable {
         var options: String
     }
 
-    private let lock = NSLock()
-    private var directories: [String: [String: Entry]] = [:]
+    private let directories = Mutex<[String: [String: Entry]]>([:])
+    /// A larger state file is ignored (and rewritten): reading it whole would cost its size in memory.
+    static let maxStateBytes = 16 << 20
 
-    public init() {}
+    init() {}
 
     /// True when `output` was made from `input` as it is now, with `options`.
-    public func isUpToDate(output: URL, input: URL, options: String) -> Bool {
+    func isUpToDate(output: URL, input: URL, options: String) -> Bool {
         guard let expected = Self.entry(input: input, options: options),
               let outputModified = Self.modified(output), outputModified >= expected.modified else { return false }
-        lock.lock(); defer { lock.unlock() }
-        return entries(in: output.deletingLastPathComponent())[output.lastPathComponent] == expected
+        return directories.withLock { directories in
+            Self.entries(in: output.deletingLastPathComponent(), cache: &directories)[output.lastPathComponent] == expected
+        }
     }
 
     /// Records that `output` was just made from `input` with `options`, and saves the directory's state.
-    public func record(output: URL, input: URL, options: String) {
+    func record(output: URL, input: URL, options: String) {
         guard let entry = Self.entry(input: input, options: options) else { return }
         let directory = output.deletingLastPathComponent()
-        lock.lock(); defer { lock.unlock() }
-        var map = entries(in: directory)
-        map[output.lastPathComponent] = entry
-        directories[directory.path] = map
+        let map = directories.withLock { directories in
+            var map = Self.entries(in: directory, cache: &directories)
+            map[output.lastPathComponent] = entry
+            directories[directory.path] = map
+            return map
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         if let data = try? encoder.encode(map) {
             // Best effort: losing the state only means redoing work next time.
-            try? AtomicFile.write(Array(data), to: directory.appendingPathComponent(Self.fileName))
+            try? data.write(to: directory.appendingPathComponent(Self.fileName), options: .atomic)
         }
     }
 
-    private func entries(in directory: URL) -> [String: Entry] {
-        if let cached = directories[directory.path] { return cached }
-        let url = directory.appendingPathComponent(Self.fileName)
-        let map = (try? Data(contentsOf: url)).flatMap { try? JSONDecoder().decode([String: Entry].self, from: $0) } ?? [:]
-        directories[directory.path] = map
+    private static func entries(in directory: URL, cache: inout [String: [String: Entry]]) -> [String: Entry] {
+        if let cached = cache[directory.path] { return cached }
+        let path = directory.appendingPathComponent(fileName).path
+        var map: [String: Entry] = [:]
+        if let handle = FileHandle(forReadingAtPath: path) {
+            defer { try? handle.close() }
+            if let data = try? handle.read(upToCount: maxStateBytes + 1), data.count <= maxStateBytes {
+                map = (try? JSONDecoder().decode([String: Entry].self, from: data)) ?? [:]
+            }
+        }
+        cache[directory.path] = map
         return map
     }
 

@@ -1,25 +1,26 @@
 // The outcome of one input in a batch, and its one-line JSON form for --json.
+import ClipKit
 import Foundation
 
 /// What happened to one input.
-public struct Report: Sendable, Codable, Equatable {
-    public enum Status: String, Sendable, Codable { case ok, skipped, error }
+struct Report: Sendable, Codable, Equatable {
+    enum Status: String, Sendable, Codable { case ok, skipped, error }
 
-    public var input: String
-    public var outputs: [String]
-    public var status: Status
+    var input: String
+    var outputs: [String]
+    var status: Status
     /// The one-line error (status `error`) or why it was skipped.
-    public var message: String?
-    public var frames: Int?
-    public var durationMs: Int?
-    public var width: Int?
-    public var height: Int?
+    var message: String?
+    var frames: Int?
+    var durationMs: Int?
+    var width: Int?
+    var height: Int?
     /// Bytes written (all outputs together).
-    public var bytes: Int?
+    var bytes: Int?
     /// Wall time spent on this input.
-    public var seconds: Double
+    var seconds: Double
 
-    public init(input: String, outputs: [String] = [], status: Status, message: String? = nil, frames: Int? = nil,
+    init(input: String, outputs: [String] = [], status: Status, message: String? = nil, frames: Int? = nil,
                 durationMs: Int? = nil, width: Int? = nil, height: Int? = nil, bytes: Int? = nil, seconds: Double = 0) {
         self.input = input
         self.outputs = outputs
@@ -39,7 +40,7 @@ public struct Report: Sendable, Codable, Equatable {
         case durationMs = "duration_ms"
     }
 
-    public func encode(to encoder: Encoder) throws {
+    func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(input, forKey: .input)
         try c.encode(outputs, forKey: .outputs)
@@ -55,7 +56,7 @@ public struct Report: Sendable, Codable, Equatable {
     }
 
     /// One line of JSON with sorted keys.
-    public func jsonLine() -> String {
+    func jsonLine() -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(self)) ?? Data("{}".utf8)

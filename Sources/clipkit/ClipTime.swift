@@ -1,8 +1,9 @@
 // Parses the time and size values users type: 2.5, 01:02.5, 1:02:03, 10%, 320x240.
+import ClipKit
 
-public enum ClipTime {
+enum ClipTime {
     /// Seconds from `2.5`, `mm:ss[.ms]` or `hh:mm:ss[.ms]`.
-    public static func seconds(_ text: String, option: String) throws -> Double {
+    static func seconds(_ text: String, option: String) throws -> Double {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count) else { throw invalid(text, option) }
         var total = 0.0
@@ -18,7 +19,7 @@ public enum ClipTime {
     }
 
     /// A position: seconds as above, or a percentage of the duration (`10%`).
-    public static func position(_ text: String, option: String) throws -> ThumbnailPosition {
+    static func position(_ text: String, option: String) throws -> ThumbnailPosition {
         if text.hasSuffix("%") {
             guard let percent = Double(text.dropLast()), (0...100).contains(percent) else {
                 throw ClipKitError.invalidOption(name: option, reason: "'\(text)' is not a percentage from 0% to 100%")
@@ -36,7 +37,7 @@ public enum ClipTime {
 extension FrameSize {
     /// The size from `--size WxH` (or `0` for the original), `--width W` or `--height H`;
     /// `fallback` when none is given.
-    public static func from(size: String?, width: Int?, height: Int?, fallback: FrameSize) throws -> FrameSize {
+    static func from(size: String?, width: Int?, height: Int?, fallback: FrameSize) throws -> FrameSize {
         let given = [size != nil, width != nil, height != nil].filter { $0 }.count
         if given > 1 {
             throw ClipKitError.invalidOption(name: "--size", reason: "give only one of --size, --width and --height")

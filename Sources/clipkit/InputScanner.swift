@@ -1,29 +1,30 @@
 // Expands the command line's inputs: files as given, directories to the media files inside them.
+import ClipKit
 import Foundation
 
 /// One input of a batch, and where its output goes relative to the output directory.
-public struct BatchInput: Sendable, Equatable {
-    public var url: URL
+struct BatchInput: Sendable, Equatable {
+    var url: URL
     /// The sub-directory of a directory input this file was found in ("" for files named on
     /// the command line, or at the top of a named directory): outputs mirror the input tree.
-    public var relativeDirectory: String
+    var relativeDirectory: String
     /// Why this input cannot be processed, found while expanding (a directory with no media):
     /// reported as that input's failure without stopping the others.
-    public var problem: ClipKitError?
+    var problem: ClipKitError?
 
-    public init(url: URL, relativeDirectory: String = "", problem: ClipKitError? = nil) {
+    init(url: URL, relativeDirectory: String = "", problem: ClipKitError? = nil) {
         self.url = url
         self.relativeDirectory = relativeDirectory
         self.problem = problem
     }
 }
 
-public enum InputScanner {
+enum InputScanner {
     /// Files stay as given (checked later, one error each). A directory gives the media files in
     /// it, recognised by content (`MediaProbe`), sorted by name; with `recursive`, those in its
     /// sub-directories too; one with none gives an input carrying that `problem`. Hidden files
     /// and directories are skipped.
-    public static func expand(_ paths: [String], recursive: Bool) -> [BatchInput] {
+    static func expand(_ paths: [String], recursive: Bool) -> [BatchInput] {
         var inputs: [BatchInput] = []
         for path in paths {
             var isDirectory: ObjCBool = false

@@ -1,0 +1,174 @@
+// `explode`: a GIF or video to one RGBA PNG per displayed frame plus frames.json, written whole or not at all.
+import Foundation
+
+/// Explodes GIFs (composited as browsers show them) and videos (upright frames) into PNG frames.
+///
+/// Frames are built in a hidden staging directory beside the output and renamed into place at
+/// the end, so on error nothing is left behind. Decoding runs on the caller's thread while one
+/// stage thread encodes and writes PNGs; at most two frames wait between them.
+public struct Exploder: Sendable {
+    public static let manifestName = "frames.json"
+
+    /// What one explode wrote.
+    public struct Result: Sendable {
+        public var directory: URL
+        public var manifest: FramesManifest
+        /// Damage decoded around, and options that did not apply; the output is still complete.
+        public var warnings: [String]
+    }
+
+    public var options: ExplodeOptions
+
+    public init(options: ExplodeOptions = ExplodeOptions()) {
+        self.options = options
+    }
+
+    /// Most frames per second `--fps` samples a video at (each tick is an output frame).
+    public static let maxFPS = 1000.0
+
+    /// True when the file starts with a GIF signature, whatever its name.
+    public static func isGIF(_ url: URL) -> Bool { GIFFrameSource.isGIF(url) }
+
+    /// Writes `frame_NNNN.png` for each (selected) frame of `input` and `frames.json` into
+    /// `directory`.
+    public func explode(_ input: URL, into directory: URL) throws -> Result {
+        if let fps = options.fps, !(fps > 0 && fps <= Self.maxFPS) {
+            throw ClipKitError.invalidOption(name: "--fps", reason: "must be more than 0 and at most \(Int(Self.maxFPS)), got \(fps)")
+        }
+        try InputFile.check(input.path)
+        let limits = options.limits.started()
+        do {
+            if Self.isGIF(input) {
+                return try explodeGIF(input, into: directory, limits: limits)
+            }
+            return try explodeVideo(input, into: directory, limits: limits)
+        } catch ClipKitError.outputFailed(let path, let reason) where path.contains("/.\(directory.lastPathComponent)") && path.contains(".clipkit-") {
+            // Name the output the user asked for, not the hidden directory it was being built in.
+            let file = URL(fileURLWithPath: path).lastPathComponent
+            let isStagingItself = file.hasPrefix(".") && file.contains(".clipkit-")
+            throw ClipKitError.outputFailed(path: isStagingItself ? directory.path : directory.appendingPathComponent(file).path, reason: reason)
+        }
+    }
+
+    // MARK: - GIF
+
+    private func explodeGIF(_ input: URL, into directory: URL, limits: Limits) throws -> Result {
+        let animation = try GIFAnimation(url: input, limits: limits)
+        let frameCount = animation.scan.frames.count
+        let selected = options.frames.map { selection in (0..<frameCount).filter { selection.contains($0) }.count } ?? frameCount
+        try limits.checkFrames(selected, path: input.path)
+        try checkSelection(frameCount: frameCount, input: input)
+        let lastWanted = options.frames?.last ?? frameCount - 1
+
+        let budget = ByteBudget(limit: limits.maxOutputBytes)
+        let staging = try StagingDirectory(for: directory, force: options.force, inputs: [input])
+        let pipeline = Pipeline()
+        defer { pipeline.stop() }
+        let writer = FrameWriterStage(pipeline: pipeline, directory: staging.url, filter: .none, budget: budget)
+        let digits = Self.digits(frameCount: frameCount)
+        var entries: [FramesManifest.Frame] = []
+        while let frame = try animation.next() {
+            if frame.index > lastWanted { break }
+            guard options.frames?.contains(frame.index) ?? true else { continue }
+            let name = Self.fileName(frame.index, digits: digits)
+            try writer.write(frame.canvas, name: name)
+            let shown = frame.image
+            entries.append(FramesManifest.Frame(
+                file: name, delayCs: frame.delay, left: shown.left, top: shown.top, width: shown.width, height: shown.height,
+                disposal: shown.disposal, transparentIndex: shown.transparentIndex, interlaced: shown.interlaced,
+                localPalette: shown.localPalette != nil))
+        }
+        // Reading on to the trailer reports damage after the last image (a missing trailer).
+        if lastWanted == frameCount - 1 { try animation.readToEnd() }
+        try writer.finish()
+        var warnings = animation.warnings
+        if options.fps != nil { warnings.append("--fps applies to videos only; the GIF's own frames were written") }
+        let manifest = FramesManifest(source: input.lastPathComponent,
+                                      canvas: .init(width: animation.canvasWidth, height: animation.canvasHeight),
+                                      loopCount: animation.loopCount, frames: entries)
+        try manifest.write(to: staging.url.appendingPathComponent(Self.manifestName), budget: budget)
+        try staging.commit()
+        return Result(directory: directory, manifest: manifest, warnings: warnings)
+    }
+
+    // MARK: - Video
+
+    private func explodeVideo(_ input: URL, into directory: URL, limits: Limits) throws -> Result {
+        let reader = try VideoReader(url: input, limits: limits, fullProbe: true)
+        var readOptions = FrameReadOptions(fps: options.fps)
+        readOptions.limits = limits
+        let sequence = try reader.frames(options: readOptions)
+        defer { sequence.cancel() }
+
+        let budget = ByteBudget(limit: limits.maxOutputBytes)
+        let staging = try StagingDirectory(for: directory, force: options.force, inputs: [input])
+        let pipeline = Pipeline()
+        defer { pipeline.stop() }
+        let writer = FrameWriterStage(pipeline: pipeline, directory: staging.url, filter: .sub, budget: budget)
+        // The count is known only at the end; name by the estimate and rename if it was short.
+        var digits = Self.digits(frameCount: sequence.expectedCount ?? 1)
+        let lastWanted = options.frames?.last
+        var times: [Double] = []
+        var written: [(number: Int, width: Int, height: Int)] = []
+        var endTime: Double?
+        while let frame = try sequence.next() {
+            let number = times.count
+            times.append(frame.time)
+            if let lastWanted, number > lastWanted {
+                // This frame's time ends the last wanted one; nothing later is needed.
+                endTime = frame.time
+                break
+            }
+            guard options.frames?.contains(number) ?? true else { continue }
+            try limits.checkFrames(written.count + 1, path: input.path)
+            try writer.write(frame.image, name: Self.fileName(number, digits: digits))
+            written.append((number, frame.image.width, frame.image.height))
+        }
+        try writer.finish()
+        guard !times.isEmpty else { throw ClipKitError.noFrames(path: input.path, reason: "the video decoded to no frames") }
+        let frameCount = endTime == nil ? times.count : times.count - 1
+        try checkSelection(frameCount: frameCount, input: input)
+        let duration = endTime ?? max(sequence.duration ?? 0, times.last!)
+        let delays = Delays.centiseconds(times: Array(times.prefix(frameCount)), duration: duration)
+
+        let needed = Self.digits(frameCount: endTime == nil ? frameCount : max(frameCount, sequence.expectedCount ?? 0))
+        if needed != digits {
+            for entry in written {
+                let from = staging.url.appendingPathComponent(Self.fileName(entry.number, digits: digits)).path
+                let to = staging.url.appendingPathComponent(Self.fileName(entry.number, digits: needed)).path
+                guard rename(from, to) == 0 else {
+                    throw ClipKitError.outputFailed(path: to, reason: String(cString: strerror(errno)))
+                }
+            }
+            digits = needed
+        }
+        let entries = written.map { entry in
+            FramesManifest.Frame(file: Self.fileName(entry.number, digits: digits), delayCs: delays[entry.number],
+                                 width: entry.width, height: entry.height)
+        }
+        let first = written.first ?? (0, reader.info.codedWidth, reader.info.codedHeight)
+        let manifest = FramesManifest(source: input.lastPathComponent, canvas: .init(width: first.width, height: first.height),
+                                      loopCount: nil, frames: entries)
+        try manifest.write(to: staging.url.appendingPathComponent(Self.manifestName), budget: budget)
+        try staging.commit()
+        return Result(directory: directory, manifest: manifest, warnings: [])
+    }
+
+    // MARK: - Helpers
+
+    private func checkSelection(frameCount: Int, input: URL) throws {
+        guard let selection = options.frames, selection.last >= frameCount else { return }
+        throw ClipKitError.noFrames(path: input.path,
+                                    reason: "--frames asks for frame \(selection.last), but there are only \(frameCount) (0 to \(frameCount - 1))")
+    }
+
+    /// At least 4 digits, more when the last frame number needs them.
+    static func digits(frameCount: Int) -> Int {
+        max(4, String(max(frameCount - 1, 0)).count)
+    }
+
+    static func fileName(_ number: Int, digits: Int) -> String {
+        let text = String(number)
+        return "frame_" + String(repeating: "0", count: max(0, digits - text.count)) + text + ".png"
+    }
+}

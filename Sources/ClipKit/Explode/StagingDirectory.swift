@@ -1,0 +1,130 @@
+// A hidden directory beside an explode's output that becomes the output when complete; replaces only clipkit's own output.
+import Foundation
+
+/// Built beside the target and renamed into place by `commit()`; removed with everything in it
+/// if dropped before that (or on SIGINT/SIGTERM, through `TempFileRegistry`).
+final class StagingDirectory {
+    let url: URL
+    private let target: URL
+    private var committed = false
+
+    /// Refuses a `target` that is a file, or a non-empty directory unless `force` is set and it
+    /// is provably an earlier explode's output (see `checkReplaceable`). `inputs` are never
+    /// inside a replaced directory.
+    init(for target: URL, force: Bool, inputs: [URL]) throws {
+        self.target = target
+        let fileManager = FileManager.default
+        let path = target.path
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else {
+                throw ClipKitError.outputFailed(path: path, reason: "exists and is not a directory")
+            }
+            let contents = try Self.contents(of: path)
+            if !contents.isEmpty {
+                guard force else {
+                    throw ClipKitError.outputFailed(path: path, reason: "directory is not empty (--force replaces an earlier explode's output)")
+                }
+                try Self.checkReplaceable(target, contents: contents, inputs: inputs)
+            }
+        }
+        let parent = target.deletingLastPathComponent()
+        do {
+            try fileManager.createDirectory(at: parent, withIntermediateDirectories: true)
+        } catch {
+            throw ClipKitError.outputFailed(path: parent.path, reason: "cannot create directory")
+        }
+        url = try Self.makeTemporary(in: parent, name: target.lastPathComponent, target: path)
+        // The finished directory gets the mode an ordinary mkdir would give, not mkdtemp's 0700.
+        chmod(url.path, 0o777 & ~Self.umask)
+    }
+
+    /// The process's umask, read without changing it (umask(2) can only set it, which would race
+    /// with other threads creating files).
+    static let umask: mode_t = {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        for line in status.split(separator: "\n") where line.hasPrefix("Umask:") {
+            if let value = mode_t(line.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8) { return value }
+        }
+        return 0o022
+    }()
+
+    deinit {
+        if !committed { try? FileManager.default.removeItem(at: url) }
+        TempFileRegistry.shared.removeDirectory(url.path)
+    }
+
+    /// An existing directory may be replaced only when all of this holds: it holds a frames.json
+    /// that clipkit wrote (its `format` mark), every other entry is a regular file that manifest
+    /// lists, it is not the current directory, and no input is inside it (or is it).
+    static func checkReplaceable(_ target: URL, contents: [String], inputs: [URL]) throws {
+        let path = target.path
+        func refuse(_ reason: String) -> ClipKitError {
+            .outputFailed(path: path, reason: "\(reason); --force only replaces a directory an earlier explode wrote")
+        }
+        let real = target.resolvingSymlinksInPath().standardizedFileURL.path
+        let current = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).resolvingSymlinksInPath().standardizedFileURL.path
+        if real == current || current.hasPrefix(real + "/") {
+            throw refuse("it is the current directory or contains it")
+        }
+        for input in inputs {
+            let inputPath = input.resolvingSymlinksInPath().standardizedFileURL.path
+            if inputPath == real || inputPath.hasPrefix(real + "/") { throw refuse("it holds an input (\(input.path))") }
+        }
+        let manifestURL = target.appendingPathComponent(Exploder.manifestName)
+        guard contents.contains(Exploder.manifestName),
+              let manifest = try? FramesManifest.read(from: manifestURL), manifest.format == FramesManifest.currentFormat else {
+            throw refuse("it holds no frames.json written by clipkit")
+        }
+        let listed = Set(manifest.frames.map(\.file) + [Exploder.manifestName])
+        for name in contents {
+            var info = stat()
+            guard listed.contains(name), lstat(path + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+                throw refuse("it holds \(name), which its frames.json does not list")
+            }
+        }
+    }
+
+    private static func contents(of path: String) throws -> [String] {
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: path)
+        } catch {
+            throw ClipKitError.outputFailed(path: path, reason: "cannot list the directory")
+        }
+    }
+
+    /// Puts the staged directory where the target is, replacing an empty or (checked in `init`)
+    /// earlier output directory.
+    func commit() throws {
+        let path = target.path
+        if rename(url.path, path) != 0 {
+            guard errno == ENOTEMPTY || errno == EEXIST else {
+                throw ClipKitError.outputFailed(path: path, reason: String(cString: strerror(errno)))
+            }
+            // rename(2) replaces only empty directories: move the old one aside first.
+            let old = try Self.makeTemporary(in: target.deletingLastPathComponent(), name: target.lastPathComponent + ".old", target: path)
+            guard rename(path, old.path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                try? FileManager.default.removeItem(at: old)
+                throw ClipKitError.outputFailed(path: path, reason: reason)
+            }
+            guard rename(url.path, path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                _ = rename(old.path, path)
+                throw ClipKitError.outputFailed(path: path, reason: reason)
+            }
+            try? FileManager.default.removeItem(at: old)
+            TempFileRegistry.shared.removeDirectory(old.path)
+        }
+        committed = true
+        TempFileRegistry.shared.removeDirectory(url.path)
+    }
+
+    private static func makeTemporary(in parent: URL, name: String, target: String) throws -> URL {
+        // Registered so that SIGINT/SIGTERM removes it with everything written so far.
+        guard let made = TempFileRegistry.shared.makeDirectory(template: parent.path + "/" + AtomicFile.temporaryName(for: name)) else {
+            throw ClipKitError.outputFailed(path: target, reason: String(cString: strerror(errno)))
+        }
+        return URL(fileURLWithPath: made, isDirectory: true)
+    }
+}

@@ -1,0 +1,64 @@
+// The temp files and directories being written right now, so an interrupted run can remove them.
+import Foundation
+
+/// Removes every unfinished output (temp files and staging directories) of this process and
+/// refuses new ones. For a signal handler's clean-up (SIGINT/SIGTERM/SIGHUP) before exiting.
+public func removeUnfinishedOutputs() {
+    TempFileRegistry.shared.removeAll()
+}
+
+/// Creation happens under the same lock as removal, so a signal arriving between creating a
+/// temp file and registering it cannot leave the file behind.
+final class TempFileRegistry: Sendable {
+    static let shared = TempFileRegistry()
+
+    private struct Entries: Sendable {
+        var files = Set<String>()
+        var directories = Set<String>()
+        var closed = false
+    }
+
+    private let entries = LockedBox(Entries())
+
+    /// `mkstemp(template)`, registered; nil (with `errno` set) on failure or after `removeAll()`.
+    func makeFile(template: String) -> (Int32, String)? {
+        entries.withLock { entries -> (Int32, String)? in
+            if entries.closed { errno = EINTR; return nil }
+            var bytes = Array(template.utf8CString)
+            let fd = bytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard fd >= 0 else { return nil }
+            let path = bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            entries.files.insert(path)
+            return (fd, path)
+        }
+    }
+
+    /// `mkdtemp(template)`, registered; nil (with `errno` set) on failure or after `removeAll()`.
+    func makeDirectory(template: String) -> String? {
+        entries.withLock { entries -> String? in
+            if entries.closed { errno = EINTR; return nil }
+            var bytes = Array(template.utf8CString)
+            guard bytes.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { return nil }
+            let path = bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            entries.directories.insert(path)
+            return path
+        }
+    }
+
+    /// Forgets a temp file (renamed into place, or removed by its owner).
+    func remove(_ path: String) { entries.withLock { _ = $0.files.remove(path) } }
+
+    /// Forgets a temp directory (renamed into place, or removed by its owner).
+    func removeDirectory(_ path: String) { entries.withLock { _ = $0.directories.remove(path) } }
+
+    /// Removes every temp file and directory still open and refuses new ones.
+    func removeAll() {
+        entries.withLock { entries in
+            entries.closed = true
+            for path in entries.files { unlink(path) }
+            for path in entries.directories { try? FileManager.default.removeItem(atPath: path) }
+            entries.files.removeAll()
+            entries.directories.removeAll()
+        }
+    }
+}

@@ -1,0 +1,85 @@
+// The quantise stage of the GIF pipeline: what changed since the last frame, its palette, its dithered indices.
+
+/// Turns upright source frames into GIF images. Owns the frame-difference state, so it runs on
+/// one thread and sees frames in order.
+struct GIFQuantizeStage {
+    let options: GIFOptions
+    /// One palette for the clip (`--palette global`), or nil for a palette per frame.
+    let globalPalette: Palette?
+    /// Frames with transparency are written whole, each clearing the last (disposal background).
+    let transparentFrames: Bool
+    private var diff: FrameDiff
+
+    init(options: GIFOptions, globalPalette: Palette?, transparentFrames: Bool) {
+        self.options = options
+        self.globalPalette = globalPalette
+        self.transparentFrames = transparentFrames
+        diff = FrameDiff(threshold: options.changeThreshold)
+    }
+
+    /// The stage body: frames in, quantised frames out, the end passed on with the output
+    /// duration (source seconds divided by the speed).
+    mutating func run(_ input: BoundedQueue<DecodedMessage>, _ output: BoundedQueue<QuantizedMessage>) throws {
+        while let message = try input.pop() {
+            switch message {
+            case .frame(let frame):
+                if !output.push(.frame(quantize(frame.image, time: frame.time / options.speed))) { return }
+            case .end(let duration):
+                output.push(.end(duration: duration / options.speed))
+                return
+            }
+        }
+    }
+
+    mutating func quantize(_ image: RGBAImage, time: Double) -> QuantizedFrame {
+        transparentFrames ? Self.quantizeWhole(image, time: time, options: options) : quantizeChange(image, time: time)
+    }
+
+    /// A frame after the first keeps only what visibly changed: the changed rectangle, with
+    /// unchanged pixels as the transparent index (disposal none keeps the rest on screen).
+    private mutating func quantizeChange(_ image: RGBAImage, time: Double) -> QuantizedFrame {
+        let change = diff.change(to: image)
+        if !change.isFirst && change.rect.isEmpty {
+            if options.mergeIdenticalFrames {
+                return QuantizedFrame(frame: GIFFrame(width: 0, height: 0, indices: []), time: time, isUnchanged: true)
+            }
+            // Nothing to draw, but the frame must exist: one transparent pixel.
+            let frame = GIFFrame(width: 1, height: 1, disposal: .none, transparentIndex: 0, localPalette: [0, 0, 0, 0, 0, 0], indices: [0])
+            return QuantizedFrame(frame: frame, time: time, isUnchanged: false)
+        }
+        let mask: [Bool]? = change.isFirst ? nil : change.mask
+        let palette = globalPalette ?? Quantizer(maxColors: change.isFirst ? options.colors : min(options.colors, 255))
+            .palette(for: image, mask: mask)
+        let transparent: UInt8? = change.isFirst ? nil : UInt8(palette.count)
+        var ditherer = Ditherer(palette: palette, method: options.dither)
+        let indices = ditherer.indices(for: image, rect: change.rect, mask: mask, transparentIndex: transparent)
+        // With a global palette the table (and its transparent slot) is the file's global one.
+        let table: [UInt8]? = globalPalette != nil ? nil : (transparent == nil ? palette.rgb : palette.rgb + [0, 0, 0])
+        let frame = GIFFrame(left: change.rect.x, top: change.rect.y, width: change.rect.width, height: change.rect.height,
+                             disposal: .none, transparentIndex: transparent.map(Int.init), localPalette: table, indices: indices)
+        return QuantizedFrame(frame: frame, time: time, isUnchanged: false)
+    }
+
+    /// A frame with transparency, written whole: pixels under half alpha are transparent, and
+    /// disposal background clears it before the next frame.
+    static func quantizeWhole(_ image: RGBAImage, time: Double, options: GIFOptions) -> QuantizedFrame {
+        let count = image.width * image.height
+        var mask = [Bool](repeating: true, count: count)
+        var anyTransparent = false
+        image.pixels.withUnsafeBufferPointer { p in
+            for i in 0..<count where p[i * 4 + 3] < 128 {
+                mask[i] = false
+                anyTransparent = true
+            }
+        }
+        let palette = Quantizer(maxColors: anyTransparent ? min(options.colors, 255) : options.colors).palette(for: image, mask: mask)
+        let transparent: UInt8? = anyTransparent ? UInt8(palette.count) : nil
+        var ditherer = Ditherer(palette: palette, method: options.dither)
+        let rect = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
+        let indices = ditherer.indices(for: image, rect: rect, mask: anyTransparent ? mask : nil, transparentIndex: transparent)
+        let frame = GIFFrame(width: image.width, height: image.height, disposal: .background,
+                             transparentIndex: transparent.map(Int.init),
+                             localPalette: transparent == nil ? palette.rgb : palette.rgb + [0, 0, 0], indices: indices)
+        return QuantizedFrame(frame: frame, time: time, isUnchanged: false)
+    }
+}

@@ -1,0 +1,143 @@
+// Opens a media file with libavformat and describes its best video stream; owns the format context.
+import CFFmpeg
+import Foundation
+
+/// Owns the AVFormatContext of one open file and knows its video stream.
+final class Demuxer {
+    let path: String
+    private(set) var format: UnsafeMutablePointer<AVFormatContext>?
+    let streamIndex: Int32
+    let info: VideoInfo
+    let decoder: UnsafePointer<AVCodec>
+
+    init(url: URL, maxPixels: Int = 100_000_000, fullProbe: Bool = true) throws {
+        Demuxer.quietLogs
+        let path = url.path
+        self.path = path
+        try InputFile.check(path)
+        var st = stat()
+        if stat(path, &st) == 0, st.st_size == 0 { throw ClipKitError.notMedia(path: path, reason: "empty file") }
+
+        var context: UnsafeMutablePointer<AVFormatContext>? = nil
+        var status = avformat_open_input(&context, path, nil, nil)
+        guard status >= 0, let context else {
+            throw ClipKitError.notMedia(path: path, reason: ffmpegMessage(status))
+        }
+        format = context
+        // From here on `deinit` closes `context` on every path, including the throws below.
+        // Probing decodes frames: refuse sizes the container headers already declare too big.
+        for i in 0..<Int(context.pointee.nb_streams) {
+            let parameters = context.pointee.streams[i]!.pointee.codecpar.pointee
+            if parameters.codec_type == AVMEDIA_TYPE_VIDEO, Int(parameters.width) * Int(parameters.height) > maxPixels {
+                avformat_close_input(&format)
+                throw ClipKitError.limitExceeded(path: path, what: "frame size \(parameters.width)x\(parameters.height)",
+                                                 limit: "\(maxPixels) pixels", option: "--max-pixels")
+            }
+        }
+        // Probing decodes frames of every stream: the most expensive step of a thumbnail. Skip it
+        // when the container's headers already describe the video (MP4/MOV do) and the caller
+        // needs no more; `info` asks for a full probe (pixel format, frame rate estimates).
+        if fullProbe || !Demuxer.headersDescribeVideo(context) {
+            status = avformat_find_stream_info(context, nil)
+        }
+        if status < 0 {
+            avformat_close_input(&format)
+            throw ClipKitError.corrupt(path: path, reason: ffmpegMessage(status))
+        }
+        var codec: UnsafePointer<AVCodec>? = nil
+        let index = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0)
+        guard index >= 0 else {
+            avformat_close_input(&format)
+            if index == ck_averror_decoder_not_found() {
+                throw ClipKitError.notMedia(path: path, reason: "no decoder for its video codec")
+            }
+            throw ClipKitError.noVideoStream(path: path)
+        }
+        guard let codec else {
+            avformat_close_input(&format)
+            throw ClipKitError.notMedia(path: path, reason: "no decoder for its video codec")
+        }
+        streamIndex = index
+        decoder = codec
+        let stream = context.pointee.streams[Int(index)]!.pointee
+        let parameters = stream.codecpar.pointee
+        if parameters.width <= 0 || parameters.height <= 0 {
+            avformat_close_input(&format)
+            throw ClipKitError.corrupt(path: path, reason: "video stream has no picture size")
+        }
+        let rotation: Rotation
+        if let matrix = ck_stream_display_matrix(context.pointee.streams[Int(index)]) {
+            rotation = Rotation(displayMatrix: Array(UnsafeBufferPointer(start: matrix, count: 9)))
+        } else {
+            rotation = .identity
+        }
+        let timeBase = stream.time_base.seconds
+        var duration: Double? = nil
+        if stream.duration > 0 && stream.duration != ck_av_nopts_value() && timeBase > 0 {
+            duration = Double(stream.duration) * timeBase
+        } else if context.pointee.duration > 0 && context.pointee.duration != ck_av_nopts_value() {
+            duration = Double(context.pointee.duration) / Double(AV_TIME_BASE)
+        }
+        let pixelFormat = AVPixelFormat(rawValue: parameters.format)
+        var formatName = "unknown", bitDepth = 8
+        if let descriptor = av_pix_fmt_desc_get(pixelFormat) {
+            formatName = String(cString: descriptor.pointee.name)
+            bitDepth = Int(descriptor.pointee.comp.0.depth)
+        }
+        var hasAudio = false
+        for i in 0..<Int(context.pointee.nb_streams) where context.pointee.streams[i]!.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO {
+            hasAudio = true
+        }
+        info = VideoInfo(
+            container: String(cString: context.pointee.iformat.pointee.name),
+            codec: String(cString: avcodec_get_name(parameters.codec_id)),
+            codedWidth: Int(parameters.width), codedHeight: Int(parameters.height),
+            rotation: rotation, duration: duration,
+            frameRate: Demuxer.plausibleRate(stream.avg_frame_rate) ?? Demuxer.plausibleRate(stream.r_frame_rate),
+            pixelFormat: formatName, bitDepth: bitDepth,
+            frameCount: stream.nb_frames > 0 ? Int(stream.nb_frames) : nil,
+            hasAudio: hasAudio)
+    }
+
+    deinit { avformat_close_input(&format) }
+
+    var stream: UnsafeMutablePointer<AVStream> { format!.pointee.streams[Int(streamIndex)]! }
+
+    /// True when the container headers alone give a video stream's codec, size, frame rate and
+    /// duration, so probing by decoding can be skipped (the pixel format then stays unknown
+    /// until the first frame, which the decoder does not need).
+    static func headersDescribeVideo(_ context: UnsafeMutablePointer<AVFormatContext>) -> Bool {
+        let name = String(cString: context.pointee.iformat.pointee.name)
+        guard name.hasPrefix("mov,mp4") else { return false }
+        var found = false
+        for i in 0..<Int(context.pointee.nb_streams) {
+            let stream = context.pointee.streams[i]!.pointee
+            let parameters = stream.codecpar.pointee
+            guard parameters.codec_type == AVMEDIA_TYPE_VIDEO else { continue }
+            guard parameters.codec_id != AV_CODEC_ID_NONE, parameters.width > 0, parameters.height > 0,
+                  stream.avg_frame_rate.num > 0, stream.duration > 0 else { return false }
+            found = true
+        }
+        return found
+    }
+
+    /// A frame rate, unless absent, zero or absurd (some muxers write 90000/1 or 0/0).
+    static func plausibleRate(_ rate: AVRational) -> Double? {
+        guard rate.num > 0, rate.den > 0 else { return nil }
+        let value = Double(rate.num) / Double(rate.den)
+        return value > 0.01 && value <= 1000 ? value : nil
+    }
+
+    static let quietLogs: Void = { av_log_set_level(AV_LOG_QUIET) }()
+}
+
+/// FFmpeg's text for an error code.
+func ffmpegMessage(_ code: Int32) -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    ck_av_strerror(code, &buffer, buffer.count)
+    return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+}
+
+extension AVRational {
+    var seconds: Double { den == 0 ? 0 : Double(num) / Double(den) }
+}

@@ -1,0 +1,112 @@
+// The frames of one decode, pulled by the caller from a bounded queue fed by a joined decode thread.
+import Foundation
+
+/// Something that decodes frames into a `FrameOutput` on a decode thread: a video's
+/// `FrameDecoder` or a GIF's `GIFFrameSource`.
+protocol FrameProducer: AnyObject {
+    /// A guess at how many frames will come (for progress), nil when unknown.
+    var expectedCount: Int? { get }
+    /// Decodes, pushing frames and then the `end` message; returns early when output stops.
+    func run(into output: inout FrameOutput) throws
+}
+
+/// Where a producer puts its frames: the queue, counted against `maxFrames`. Owned by the
+/// producing thread.
+struct FrameOutput {
+    let queue: BoundedQueue<StreamMessage<VideoFrame>>
+    let maxFrames: Int?
+    private(set) var pushedCount = 0
+
+    init(queue: BoundedQueue<StreamMessage<VideoFrame>>, maxFrames: Int?) {
+        self.queue = queue
+        self.maxFrames = maxFrames
+    }
+
+    /// Queues `image` once for each output place it fills. False when output must stop: the
+    /// consumer cancelled or `maxFrames` frames have been queued.
+    mutating func push(_ image: RGBAImage, at places: [FrameSampler.Emission], sourceTime: Double) -> Bool {
+        for place in places {
+            if let maxFrames, pushedCount >= maxFrames { return false }
+            if !queue.push(.frame(VideoFrame(image: image, index: place.index, time: place.time, sourceTime: sourceTime))) { return false }
+            pushedCount += 1
+        }
+        return !(maxFrames.map { pushedCount >= $0 } ?? false)
+    }
+
+    /// The last message: the output timeline lasts `duration` seconds.
+    func end(duration: Double) {
+        queue.push(.end(duration: duration))
+    }
+}
+
+/// The frames of one decode, in output order. Pull them with `next()` (or `for try await`);
+/// `cancel()` stops the decoder. After the last frame, `duration` holds the length of the output
+/// timeline. The decode thread is joined by `cancel()` or when the sequence is released.
+public final class FrameSequence: Sendable {
+    let queue: BoundedQueue<StreamMessage<VideoFrame>>
+    /// A guess at how many frames will come (for progress), nil when unknown.
+    public let expectedCount: Int?
+    private let thread: StageThread
+    private let endTime = LockedBox<Double?>(nil)
+
+    init(producer: sending any FrameProducer, options: FrameReadOptions) {
+        let queue = BoundedQueue<StreamMessage<VideoFrame>>(capacity: Swift.max(1, options.queueCapacity))
+        self.queue = queue
+        expectedCount = producer.expectedCount
+        let maxFrames = options.maxFrames
+        thread = StageThread(name: "ck.decode") {
+            do {
+                var output = FrameOutput(queue: queue, maxFrames: maxFrames)
+                try producer.run(into: &output)
+                queue.finish()
+            } catch {
+                queue.finish(throwing: error)
+            }
+        }
+    }
+
+    deinit { cancel() }
+
+    /// The next frame, nil at the end; throws the decoder's error.
+    public func next() throws -> VideoFrame? {
+        frame(from: try queue.pop())
+    }
+
+    /// `next()` from async code: waits without blocking a thread.
+    public func nextAsync() async throws -> VideoFrame? {
+        frame(from: try await queue.next())
+    }
+
+    private func frame(from message: StreamMessage<VideoFrame>?) -> VideoFrame? {
+        switch message {
+        case .frame(let frame): return frame
+        case .end(let duration):
+            endTime.withLock { $0 = duration }
+            return nil
+        case nil: return nil
+        }
+    }
+
+    /// Stops the decoder and waits for its thread to end.
+    public func cancel() {
+        queue.cancel()
+        thread.join()
+    }
+
+    /// Seconds from the requested start to the end of the last frame shown; known once `next()`
+    /// has returned nil at the end of the stream.
+    public var duration: Double? { endTime.withLock { $0 } }
+}
+
+extension FrameSequence: AsyncSequence {
+    public typealias Element = VideoFrame
+
+    /// Pulls frames with `for try await frame in sequence`: the decode thread fills the bounded
+    /// queue ahead of the task, and the task suspends (no thread blocked) while it is empty.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let sequence: FrameSequence
+        public mutating func next() async throws -> VideoFrame? { try await sequence.nextAsync() }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(sequence: self) }
+}

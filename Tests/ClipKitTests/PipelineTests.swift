@@ -1,0 +1,83 @@
+// Every stage a conversion starts has exited when it returns or throws; threads carry their names to the OS.
+import Foundation
+import Testing
+import TestSupport
+@testable import ClipKit
+
+/// Pipeline tests count the threads of the whole process, so they must not overlap each other.
+@Suite(.serialized) struct PipelineTests {
+    /// The threads of this process, by kernel id, with their names as the OS sees them.
+    static func threads() -> [String: String] {
+        let ids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        var names: [String: String] = [:]
+        for id in ids {
+            let name = (try? String(contentsOfFile: "/proc/self/task/\(id)/comm", encoding: .utf8)) ?? ""
+            names[id] = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return names
+    }
+
+    /// Threads named with `label` (a run's stage label) still alive. Other suites run
+    /// conversions at the same time, so each run here has a label of its own.
+    static func stageThreads(_ label: String = "ck") -> [String] {
+        threads().values.filter { $0.hasPrefix(label + ".") }.sorted()
+    }
+
+    @Test func failingConvertLeavesNoThreadBehind() throws {
+        var options = GIFOptions()
+        options.limits.maxFrames = 5  // fails midway: the clip has 40 frames at 10 fps
+        let out = Fixture.scratchDirectory().appendingPathComponent("fail.gif")
+        var converter = GIFConverter(options: options)
+        converter.stageLabel = "tfail"
+        let seen = LockedBox(0)
+        converter.progress = { _, _ in seen.withLock { $0 = max($0, Self.stageThreads("tfail").count) } }
+        #expect(throws: ClipKitError.self) {
+            _ = try converter.convert(video: Fixture.url("video/counter.mp4"), to: out)
+        }
+        #expect(seen.withLock { $0 } >= 2, "the run's stages were seen while it ran")
+        // No sleep, no polling: the stages were joined before convert threw.
+        #expect(Self.stageThreads("tfail").isEmpty, "stage threads still running: \(Self.stageThreads("tfail"))")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    @Test func failingDecodeStopsEveryStageOfAPosterRun() throws {
+        let dir = Fixture.scratchDirectory()
+        var options = GIFOptions()
+        options.limits.maxOutputBytes = 2000  // the writer fails after a frame or two
+        var converter = GIFConverter(options: options)
+        converter.stageLabel = "tposter"
+        #expect(throws: ClipKitError.self) {
+            _ = try converter.convert(video: Fixture.url("video/motion.mp4"), to: dir.appendingPathComponent("a.gif"),
+                                      poster: dir.appendingPathComponent("a.png"))
+        }
+        #expect(Self.stageThreads("tposter").isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty, "nothing left behind")
+    }
+
+    @Test func stageThreadsAreNamedForTheOS() throws {
+        let pipeline = Pipeline()
+        let seen = LockedBox<[String]>([])
+        let done = pipeline.stage("tnamed.stage", capacity: 1) { (out: BoundedQueue<Int>) in
+            seen.withLock { $0 = Self.stageThreads("tnamed") }
+            out.push(1)
+        }
+        _ = try done.pop()
+        pipeline.stop()
+        #expect(seen.withLock { $0 } == ["tnamed.stage"])
+        #expect(Self.stageThreads("tnamed").isEmpty)
+    }
+
+    @Test func asyncFramesAddNoThreadPerFrame() async throws {
+        let before = Set(Self.threads().keys)
+        var created = Set<String>()
+        var count = 0
+        for try await _ in try VideoReader(Fixture.url("video/counter.mp4"), FrameReadOptions(fps: 30)).frames {
+            created.formUnion(Set(Self.threads().keys).subtracting(before))
+            count += 1
+        }
+        #expect(count == 120)
+        // One decode thread and the decoder's workers, not one thread per frame (120). Other
+        // suites running meanwhile add a few of their own.
+        #expect(created.count < 40, "\(created.count) threads appeared while 120 frames were read")
+    }
+}
