@@ -42,8 +42,8 @@ struct ExplodeCommand: ParsableCommand {
         options.limits = limits.limits
         try InputRunner.validate {
             if let frames { options.frames = try FrameSelection(parsing: frames) }
-            if let fps, !(fps > 0 && fps.isFinite) {
-                throw ClipKitError.invalidOption(name: "--fps", reason: "must be a positive number, got \(fps)")
+            if let fps, !(fps > 0 && fps <= Exploder.maxFPS) {
+                throw ClipKitError.invalidOption(name: "--fps", reason: "must be more than 0 and at most \(Int(Exploder.maxFPS)), got \(fps)")
             }
         }
         let exploder = Exploder(options: options)

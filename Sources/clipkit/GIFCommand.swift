@@ -80,6 +80,9 @@ struct GIFCommand: ParsableCommand {
     @Flag(help: "Write no loop extension: the GIF plays once.")
     var noLoop = false
 
+    @Option(help: ArgumentHelp("Also write the GIF's first frame as a PNG poster here, from the same decode (one video input).", valueName: "png"))
+    var poster: String?
+
     @OptionGroup var batch: BatchOptions
 
     @OptionGroup(title: "Limits") var limits: LimitOptions
@@ -156,19 +159,35 @@ struct GIFCommand: ParsableCommand {
             if delay != nil && fps != nil {
                 throw ClipKitError.invalidOption(name: "--delay", reason: "give --delay or --fps, not both")
             }
+            if poster != nil {
+                var isDirectory: ObjCBool = false
+                let directoryInput = FileManager.default.fileExists(atPath: inputs[0], isDirectory: &isDirectory) && isDirectory.boolValue
+                guard case .videos = job, inputs.count == 1, !directoryInput else {
+                    throw ClipKitError.invalidOption(name: "--poster", reason: "takes one video input (the poster of its GIF)")
+                }
+                guard poster!.lowercased().hasSuffix(".png") else {
+                    throw ClipKitError.invalidOption(name: "--poster", reason: "is written as PNG: name it NAME.png")
+                }
+            }
         }
         let options = parsed
         // Progress bars only make sense one file at a time.
         let reporter = ProgressReporter(enabled: !batch.quiet && !batch.json, live: (batch.jobs ?? 1) == 1 || inputs.count == 1)
         switch job {
         case .videos:
-            let runner = InputRunner(batch: batch, outputExtension: "gif", fingerprint: "gif 1 \(options)")
+            let posterURL = poster.map { URL(fileURLWithPath: $0) }
+            let runner = InputRunner(batch: batch, outputExtension: "gif", fingerprint: "gif 1 \(options) poster=\(poster ?? "none")")
             try runner.run(inputs, output: output) { input, destination in
                 let started = Date()
+                if let posterURL {
+                    try OutputPlan.checkNotInput(posterURL, inputs: [input.url, destination])
+                }
                 let converter = GIFConverter(options: options, progress: reporter.callback(for: input.url.lastPathComponent))
-                let result = try converter.convert(video: input.url, to: destination)
+                let result = try converter.convert(video: input.url, to: destination, poster: posterURL)
                 reporter.finish(result, seconds: Date().timeIntervalSince(started))
-                return Report(result)
+                var report = Report(result)
+                if let posterURL { report.outputs.append(posterURL.path) }
+                return report
             }
         case .images(let images):
             let fps = options.fps

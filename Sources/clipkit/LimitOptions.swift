@@ -6,6 +6,9 @@ struct LimitOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Largest canvas or video frame accepted, in pixels (checked before decoding).", valueName: "n"))
     var maxPixels: Int = Limits().maxPixels
 
+    @Option(help: ArgumentHelp("Most pixels the images of one GIF may declare together (decompression bombs), checked before decoding.", valueName: "n"))
+    var maxDecodedPixels: Int = Limits().maxDecodedPixels
+
     @Option(help: ArgumentHelp("Most frames written for one input.", valueName: "n"))
     var maxFrames: Int = Limits().maxFrames
 
@@ -20,15 +23,18 @@ struct LimitOptions: ParsableArguments {
 
     func validate() throws {
         guard maxPixels > 0 else { throw ValidationError("--max-pixels must be at least 1") }
+        guard maxDecodedPixels > 0 else { throw ValidationError("--max-decoded-pixels must be at least 1") }
         guard maxFrames > 0 else { throw ValidationError("--max-frames must be at least 1") }
         guard maxDuration > 0, maxDuration.isFinite else { throw ValidationError("--max-duration must be more than 0 seconds") }
         guard maxOutput > 0 else { throw ValidationError("--max-output must be at least 1 byte") }
-        if let timeout, !(timeout > 0 && timeout.isFinite) { throw ValidationError("--timeout must be more than 0 seconds") }
+        if let timeout, !(timeout > 0 && timeout <= 1e7) { throw ValidationError("--timeout must be more than 0 and at most 10000000 seconds") }
+        guard maxDuration <= 1e9 else { throw ValidationError("--max-duration must be at most 1000000000 seconds") }
     }
 
     var limits: Limits {
         var limits = Limits()
         limits.maxPixels = maxPixels
+        limits.maxDecodedPixels = maxDecodedPixels
         limits.maxFrames = maxFrames
         limits.maxDuration = maxDuration
         limits.maxOutputBytes = maxOutput

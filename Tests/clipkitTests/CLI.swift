@@ -39,6 +39,18 @@ enum CLI {
                       stderr: String(decoding: err, as: UTF8.self))
     }
 
+    /// Runs another program quietly and returns its exit status.
+    static func runTool(_ path: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     /// Every file name under `directory`, sorted, hidden ones included (so stray temp files
     /// show), except the incremental state files clipkit keeps beside its outputs.
     static func files(in directory: URL) -> [String] {

@@ -46,6 +46,52 @@ import TestSupport
         let result = try runLimited([arguments[0], Fixture.url("video/\(arguments[1])").path] + arguments.dropFirst(2), blocks: 20, in: dir)
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderrLines.count == 1, "\(result.stderr)")
+        // The real cause, in the same words for every command (giflib used to say "Write failed").
+        #expect(result.stderr.contains("cannot write output: File too large"), "\(result.stderr)")
         #expect(CLI.files(in: dir).isEmpty, "left: \(CLI.files(in: dir))")
+    }
+
+    /// A really full disk: a 64 KiB tmpfs (needs root, as CI and the dev machines run; skipped otherwise).
+    @Test(arguments: [["gif", "motion.mp4", "-o", "out.gif"], ["explode", "counter.mp4", "-o", "frames"], ["thumb", "motion.mp4", "--size", "0", "-o", "t.png"]])
+    func fullFilesystemNamesENOSPC(_ arguments: [String]) throws {
+        let dir = Fixture.scratchDirectory()
+        let mount = try CLI.runTool("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir.path])
+        guard mount == 0 else { return }  // not root: nothing to test here
+        defer { _ = try? CLI.runTool("/bin/umount", [dir.path]) }
+        // Leave 4 KiB: less than any of these outputs needs.
+        let filler = dir.appendingPathComponent(".filler")
+        try Data(count: 60 << 10).write(to: filler)
+        defer { try? FileManager.default.removeItem(at: filler) }
+        let result = try CLI.run([arguments[0], Fixture.url("video/\(arguments[1])").path] + arguments.dropFirst(2), in: dir)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderrLines.count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("cannot write output: No space left on device"), "\(result.stderr)")
+        #expect(CLI.files(in: dir) == [".filler"], "left: \(CLI.files(in: dir))")
+    }
+
+    /// --max-output is a budget checked before each write: nothing past it reaches the disk,
+    /// and the message names the limit for every command.
+    @Test(arguments: [["gif", "motion.mp4", "-o", "out.gif"], ["explode", "counter.mp4", "-o", "frames"], ["thumb", "motion.mp4", "--size", "0", "-o", "t.png"]])
+    func maxOutputStopsBeforeWriting(_ arguments: [String]) throws {
+        let dir = Fixture.scratchDirectory()
+        let result = try CLI.run([arguments[0], Fixture.url("video/\(arguments[1])").path] + arguments.dropFirst(2) + ["--max-output", "3000"], in: dir)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("output size exceeds the limit of 3000 bytes (raise it with --max-output)"), "\(result.stderr)")
+        #expect(CLI.files(in: dir).isEmpty, "left: \(CLI.files(in: dir))")
+    }
+}
+
+@Suite struct LimitMeaningTests {
+    /// --max-duration bounds seconds of source: 2.5 s of source slowed to a 5 s GIF is within 3 s.
+    @Test func maxDurationCountsSourceSecondsWhateverTheSpeed() throws {
+        let dir = Fixture.scratchDirectory()
+        let result = try CLI.run(["gif", Fixture.url("video/counter.mp4").path, "--speed", "0.5", "--end", "2.5",
+                                  "--max-duration", "3", "-o", "slow.gif", "--json"], in: dir)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("\"duration_ms\":5000"), "\(result.stdout)")
+        let refused = try CLI.run(["gif", Fixture.url("video/counter.mp4").path, "--speed", "2", "--end", "3.5",
+                                   "--max-duration", "3", "-o", "fast.gif"], in: dir)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("3.5s of source exceeds the limit of 3s (raise it with --max-duration)"), "\(refused.stderr)")
     }
 }
