@@ -22,33 +22,32 @@ struct InfoCommand: ParsableCommand {
     @Flag(help: "Print one JSON object per input.")
     var json = false
 
-    @Option(help: ArgumentHelp("Largest canvas or video frame accepted, in pixels.", valueName: "n"))
-    var maxPixels: Int = Limits().maxPixels
+    @OptionGroup(title: "Limits") var limits: LimitOptions
 
     func run() throws {
         var failed = false
         for input in InputScanner.expand(inputs, recursive: recursive) {
             let url = input.url
+            let fields: [(String, Any?)]
             do {
                 if let problem = input.problem { throw problem }
-                let fields = try Self.describe(url, maxPixels: maxPixels)
-                guard StandardOutput.writeLine(json ? Self.jsonLine(fields) : Self.text(fields)) else {
-                    InputRunner.printError("stdout was closed")
-                    throw ExitCode(1)
-                }
+                fields = try Self.describe(url, limits: limits.limits.started())
             } catch {
                 InputRunner.printError((error as? ClipKitError)?.description ?? "\(url.path): \(error)")
                 failed = true
+                continue
+            }
+            guard StandardOutput.writeLine(json ? Self.jsonLine(fields) : Self.text(fields)) else {
+                InputRunner.printError("stdout was closed")
+                throw ExitCode(1)
             }
         }
         if failed { throw ExitCode(1) }
     }
 
     /// Ordered (key, value) pairs; nil values are unknown.
-    static func describe(_ url: URL, maxPixels: Int) throws -> [(String, Any?)] {
+    static func describe(_ url: URL, limits: Limits) throws -> [(String, Any?)] {
         if Exploder.isGIF(url) {
-            var limits = Limits()
-            limits.maxPixels = maxPixels
             let gif = try GIFInfo.read(url, limits: limits)
             return [
                 ("input", url.path), ("kind", "gif"), ("width", gif.width), ("height", gif.height),
@@ -58,8 +57,8 @@ struct InfoCommand: ParsableCommand {
                 ("warnings", gif.warnings),
             ]
         }
-        let info = try VideoReader(url: url, maxPixels: maxPixels).info
-        let timing = try StreamTiming.measure(url, maxPixels: maxPixels)
+        let info = try VideoReader(url: url, limits: limits).info
+        let timing = try StreamTiming.measure(url, limits: limits)
         return [
             ("input", url.path), ("kind", "video"), ("container", info.container), ("codec", info.codec),
             ("width", info.width), ("height", info.height), ("coded_width", info.codedWidth), ("coded_height", info.codedHeight),

@@ -17,10 +17,9 @@ public struct GIFInfo: Sendable, Equatable {
     public var paletteKind: String
     public var warnings: [String]
 
-    /// Reads the file's blocks once without decoding any pixels, under `limits` (canvas size,
-    /// deadline).
+    /// Reads the file's blocks once without decoding any pixels, under `limits` (canvas size, and
+    /// the deadline of `limits.started()`).
     public static func read(_ url: URL, limits: Limits = Limits()) throws -> GIFInfo {
-        let limits = limits.started()
         let decoder = try GIFDecoder(url: url, maxPixels: limits.maxPixels)
         let scan = try decoder.scan(deadline: limits.deadline)
         let kind: String

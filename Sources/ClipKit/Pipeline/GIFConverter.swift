@@ -36,7 +36,7 @@ public struct GIFConverter: Sendable {
             let histogram = try gatherColors(video: url, options: options)
             palette = Quantizer(maxColors: min(options.colors, 255)).palette(for: histogram)
         }
-        let reader = try VideoReader(url: url, limits: options.limits, fullProbe: true)
+        let reader = try VideoReader(url: url, limits: options.limits, fullProbe: true, defaultOptions: nil)
         // Refuse before decoding when the stretch to convert is known to be too long.
         if let duration = reader.info.duration {
             try options.limits.checkSourceSpan(min(options.end ?? duration, duration) - options.start, path: url.path)

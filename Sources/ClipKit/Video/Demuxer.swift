@@ -5,12 +5,13 @@ import Foundation
 /// Owns the AVFormatContext of one open file and knows its video stream.
 final class Demuxer {
     let path: String
-    private(set) var format: UnsafeMutablePointer<AVFormatContext>?
+    private let context: FormatContext
+    var format: UnsafeMutablePointer<AVFormatContext> { context.pointer }
     let streamIndex: Int32
     let info: VideoInfo
     let decoder: UnsafePointer<AVCodec>
 
-    init(url: URL, maxPixels: Int = 100_000_000, fullProbe: Bool = true) throws {
+    init(url: URL, maxPixels: Int = 100_000_000, deadline: Deadline = .none, fullProbe: Bool = true) throws {
         Demuxer.quietLogs
         let path = url.path
         self.path = path
@@ -18,18 +19,14 @@ final class Demuxer {
         var st = stat()
         if stat(path, &st) == 0, st.st_size == 0 { throw ClipKitError.notMedia(path: path, reason: "empty file") }
 
-        var context: UnsafeMutablePointer<AVFormatContext>? = nil
-        var status = avformat_open_input(&context, path, nil, nil)
-        guard status >= 0, let context else {
-            throw ClipKitError.notMedia(path: path, reason: ffmpegMessage(status))
-        }
-        format = context
-        // From here on `deinit` closes `context` on every path, including the throws below.
+        let owner = try FormatContext(path: path, deadline: deadline)
+        self.context = owner
+        let context = owner.pointer
+        var status: Int32 = 0
         // Probing decodes frames: refuse sizes the container headers already declare too big.
         for i in 0..<Int(context.pointee.nb_streams) {
             let parameters = context.pointee.streams[i]!.pointee.codecpar.pointee
             if parameters.codec_type == AVMEDIA_TYPE_VIDEO, Int(parameters.width) * Int(parameters.height) > maxPixels {
-                avformat_close_input(&format)
                 throw ClipKitError.limitExceeded(path: path, what: "frame size \(parameters.width)x\(parameters.height)",
                                                  limit: "\(maxPixels) pixels", option: "--max-pixels")
             }
@@ -41,20 +38,18 @@ final class Demuxer {
             status = avformat_find_stream_info(context, nil)
         }
         if status < 0 {
-            avformat_close_input(&format)
+            try deadline.check(path)
             throw ClipKitError.corrupt(path: path, reason: ffmpegMessage(status))
         }
         var codec: UnsafePointer<AVCodec>? = nil
         let index = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0)
         guard index >= 0 else {
-            avformat_close_input(&format)
             if index == ck_averror_decoder_not_found() {
                 throw ClipKitError.notMedia(path: path, reason: "no decoder for its video codec")
             }
             throw ClipKitError.noVideoStream(path: path)
         }
         guard let codec else {
-            avformat_close_input(&format)
             throw ClipKitError.notMedia(path: path, reason: "no decoder for its video codec")
         }
         streamIndex = index
@@ -62,7 +57,6 @@ final class Demuxer {
         let stream = context.pointee.streams[Int(index)]!.pointee
         let parameters = stream.codecpar.pointee
         if parameters.width <= 0 || parameters.height <= 0 {
-            avformat_close_input(&format)
             throw ClipKitError.corrupt(path: path, reason: "video stream has no picture size")
         }
         let rotation: Rotation
@@ -99,9 +93,7 @@ final class Demuxer {
             hasAudio: hasAudio)
     }
 
-    deinit { avformat_close_input(&format) }
-
-    var stream: UnsafeMutablePointer<AVStream> { format!.pointee.streams[Int(streamIndex)]! }
+    var stream: UnsafeMutablePointer<AVStream> { format.pointee.streams[Int(streamIndex)]! }
 
     /// True when the container headers alone give a video stream's codec, size, frame rate and
     /// duration, so probing by decoding can be skipped (the pixel format then stays unknown

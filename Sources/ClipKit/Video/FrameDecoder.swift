@@ -7,7 +7,8 @@ import Foundation
 final class FrameDecoder: FrameProducer {
     private let demuxer: Demuxer
     private let options: FrameReadOptions
-    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private let codecContext: CodecContext
+    private var codec: UnsafeMutablePointer<AVCodecContext> { codecContext.pointer }
     private let scaler = Scaler()
     private let timeBase: Double
     private let origin: Int64?
@@ -34,10 +35,8 @@ final class FrameDecoder: FrameProducer {
         }
         expectedCount = options.expectedCount(duration: info.duration, frameRate: info.frameRate)
 
-        guard let context = avcodec_alloc_context3(demuxer.decoder) else {
-            throw ClipKitError.internalFailure(path: demuxer.path, reason: "out of memory")
-        }
-        codec = context
+        codecContext = try CodecContext(codec: demuxer.decoder, path: demuxer.path)
+        let context = codecContext.pointer
         var status = avcodec_parameters_to_context(context, stream.pointee.codecpar)
         if status < 0 { throw ClipKitError.corrupt(path: demuxer.path, reason: ffmpegMessage(status)) }
         context.pointee.pkt_timebase = stream.pointee.time_base
@@ -50,8 +49,6 @@ final class FrameDecoder: FrameProducer {
             throw ClipKitError.notMedia(path: demuxer.path, reason: "cannot open the \(info.codec) decoder: \(ffmpegMessage(status))")
         }
     }
-
-    deinit { avcodec_free_context(&codec) }
 
     /// The decode loop. Runs until the input ends, the range is done, or the consumer cancels;
     /// then sends the end message, or throws if nothing could be decoded.
@@ -68,7 +65,7 @@ final class FrameDecoder: FrameProducer {
     private var firstPacketError: String?
 
     private func decodeAll(into sequence: inout FrameOutput) throws {
-        guard let format = demuxer.format, let codec else { return }
+        let format = demuxer.format, codec = self.codec
         let path = demuxer.path
         var packet = av_packet_alloc()
         var frame = av_frame_alloc()
@@ -129,6 +126,8 @@ final class FrameDecoder: FrameProducer {
             }
             try receiveFrames()
         }
+        // The deadline also interrupts av_read_frame, which then looks like the end of the file.
+        try options.limits.checkDeadline(path)
         if !stopped {
             codec.pointee.skip_frame = options.keyframesOnly ? AVDISCARD_NONKEY : AVDISCARD_DEFAULT
             avcodec_send_packet(codec, nil)
@@ -202,6 +201,6 @@ final class FrameDecoder: FrameProducer {
             // Not seekable: decode from the beginning instead, which reaches the same frame.
             return
         }
-        if let codec { avcodec_flush_buffers(codec) }
+        avcodec_flush_buffers(codec)
     }
 }

@@ -10,10 +10,10 @@ public struct StreamTiming: Sendable, Equatable {
     /// True when the gaps between frames differ by more than 5% (variable frame rate).
     public var isVariableFrameRate: Bool
 
-    /// Reads every packet of the video stream of `url` (no decoding).
-    public static func measure(_ url: URL, maxPixels: Int = 100_000_000) throws -> StreamTiming {
-        let demuxer = try Demuxer(url: url, maxPixels: maxPixels)
-        guard let format = demuxer.format else { throw ClipKitError.internalFailure(path: url.path, reason: "not open") }
+    /// Reads every packet of the video stream of `url` (no decoding), within `limits`' deadline.
+    public static func measure(_ url: URL, limits: Limits = Limits()) throws -> StreamTiming {
+        let demuxer = try Demuxer(url: url, maxPixels: limits.maxPixels, deadline: limits.deadline)
+        let format = demuxer.format
         var packet = av_packet_alloc()
         defer { av_packet_free(&packet) }
         guard let packet else { throw ClipKitError.internalFailure(path: url.path, reason: "out of memory") }
@@ -21,11 +21,13 @@ public struct StreamTiming: Sendable, Equatable {
         var times: [Double] = []
         var count = 0
         while av_read_frame(format, packet) >= 0 {
+            try limits.checkDeadline(url.path)
             defer { av_packet_unref(packet) }
             guard packet.pointee.stream_index == demuxer.streamIndex else { continue }
             count += 1
             if packet.pointee.pts != ck_av_nopts_value() { times.append(Double(packet.pointee.pts) * timeBase) }
         }
+        try limits.checkDeadline(url.path)
         times.sort()
         var rate: Double?
         var variable = false

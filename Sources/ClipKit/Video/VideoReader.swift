@@ -38,7 +38,13 @@ public final class VideoReader: Sendable {
         try self.init(url: url, limits: options.limits, fullProbe: true, defaultOptions: options)
     }
 
-    init(url: URL, limits: Limits, fullProbe: Bool, defaultOptions: FrameReadOptions? = nil) throws {
+    /// Opens `url` under `limits`: its pixel limit, and its deadline (from `limits.started()`),
+    /// which also interrupts libavformat's reading and probing.
+    public convenience init(url: URL, limits: Limits, fullProbe: Bool = true) throws {
+        try self.init(url: url, limits: limits, fullProbe: fullProbe, defaultOptions: nil)
+    }
+
+    init(url: URL, limits: Limits, fullProbe: Bool, defaultOptions: FrameReadOptions?) throws {
         self.url = url
         self.defaultOptions = defaultOptions
         // GIFs go through ClipKit's own decoder and compositor: frames as browsers show them,
@@ -50,7 +56,7 @@ public final class VideoReader: Sendable {
             opened = LockedBox(.gif(animation))
             return
         }
-        let demuxer = try Demuxer(url: url, maxPixels: limits.maxPixels, fullProbe: fullProbe)
+        let demuxer = try Demuxer(url: url, maxPixels: limits.maxPixels, deadline: limits.deadline, fullProbe: fullProbe)
         info = demuxer.info
         isGIF = false
         opened = LockedBox(.video(demuxer))
@@ -79,7 +85,7 @@ public final class VideoReader: Sendable {
         let url = self.url
         let demuxer = try opened.withLock { opened -> sending Demuxer in
             if case .video(let demuxer) = opened.take() { return demuxer }
-            return try Demuxer(url: url, maxPixels: options.limits.maxPixels, fullProbe: false)
+            return try Demuxer(url: url, maxPixels: options.limits.maxPixels, deadline: options.limits.deadline, fullProbe: false)
         }
         return try FrameDecoder(demuxer: demuxer, options: options)
     }

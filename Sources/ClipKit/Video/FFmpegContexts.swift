@@ -1,0 +1,61 @@
+// One-field owners of FFmpeg's contexts: each frees its pointer in deinit, so a throwing initialiser never leaks one.
+import CFFmpeg
+import Foundation
+
+/// An open `AVFormatContext`. Its interrupt callback ends blocking reads and probing once the
+/// deadline has passed, so `--timeout` reaches inside libavformat too.
+final class FormatContext {
+    let pointer: UnsafeMutablePointer<AVFormatContext>
+    /// Owned here; libavformat holds it only as the interrupt callback's opaque pointer.
+    private let deadline: DeadlineCell
+
+    /// Opens `path` (headers only: `avformat_open_input`).
+    init(path: String, deadline: Deadline) throws {
+        guard let context = avformat_alloc_context() else {
+            throw ClipKitError.internalFailure(path: path, reason: "out of memory")
+        }
+        let cell = DeadlineCell(deadline)
+        context.pointee.interrupt_callback.callback = { opaque in
+            guard let opaque else { return 0 }
+            return Unmanaged<DeadlineCell>.fromOpaque(opaque).takeUnretainedValue().deadline.hasPassed ? 1 : 0
+        }
+        context.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(cell).toOpaque()
+        var opened: UnsafeMutablePointer<AVFormatContext>? = context
+        // On failure avformat_open_input frees the context itself.
+        let status = avformat_open_input(&opened, path, nil, nil)
+        guard status >= 0, let opened else {
+            try deadline.check(path)
+            throw ClipKitError.notMedia(path: path, reason: ffmpegMessage(status))
+        }
+        pointer = opened
+        self.deadline = cell
+    }
+
+    deinit {
+        var context: UnsafeMutablePointer<AVFormatContext>? = pointer
+        avformat_close_input(&context)
+    }
+
+    /// The deadline in a class, so libavformat's callback can reach it through a raw pointer.
+    private final class DeadlineCell {
+        let deadline: Deadline
+        init(_ deadline: Deadline) { self.deadline = deadline }
+    }
+}
+
+/// An `AVCodecContext` for one decode.
+final class CodecContext {
+    let pointer: UnsafeMutablePointer<AVCodecContext>
+
+    init(codec: UnsafePointer<AVCodec>, path: String) throws {
+        guard let context = avcodec_alloc_context3(codec) else {
+            throw ClipKitError.internalFailure(path: path, reason: "out of memory")
+        }
+        pointer = context
+    }
+
+    deinit {
+        var context: UnsafeMutablePointer<AVCodecContext>? = pointer
+        avcodec_free_context(&context)
+    }
+}
