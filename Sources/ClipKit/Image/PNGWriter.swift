@@ -1,5 +1,6 @@
-// Encodes RGBAImage as PNG: chunks written here, pixels compressed with zlib. No timestamps or
-// text chunks, so the same pixels always give the same bytes.
+// Encodes RGBAImage as PNG, streaming: rows are filtered and deflated one at a time and IDAT chunks
+// written as they fill, so memory is a few rows, not a copy of the image. No timestamps or text
+// chunks, so the same pixels always give the same bytes.
 import CPNG
 import Foundation
 
@@ -18,43 +19,13 @@ public enum PNGWriter {
     /// defaults (adaptive filters, level 6) and, with the right filter, no larger than level 3;
     /// explode writes hundreds of frames, so speed wins.
     static let compressionLevel: Int32 = 2
+    /// Compressed bytes per IDAT chunk (libpng writes 8 KiB ones; larger means fewer headers).
+    static let chunkSize = 64 << 10
 
     /// PNG bytes for `image`, 8-bit, RGB (alpha dropped) or RGBA.
     public static func encode(_ image: RGBAImage, channels: Channels = .rgba, filter: Filter = .sub) throws -> [UInt8] {
-        guard image.width > 0, image.height > 0 else {
-            throw ClipKitError.internalFailure(path: "png", reason: "cannot write an empty image")
-        }
-        let components = channels == .rgba ? 4 : 3
-        let rowBytes = image.width * components
-        // Each row: its filter type, then the row's bytes, predicted by that filter.
-        let predict = filter == .sub
-        var filtered = [UInt8](repeating: 0, count: (rowBytes + 1) * image.height)
-        image.pixels.withUnsafeBufferPointer { src in
-            filtered.withUnsafeMutableBufferPointer { dst in
-                for y in 0..<image.height {
-                    let out = y * (rowBytes + 1)
-                    dst[out] = filter.rawValue
-                    var previous: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
-                    for x in 0..<image.width {
-                        let i = (y * image.width + x) * 4, o = out + 1 + x * components
-                        let r = src[i], g = src[i + 1], b = src[i + 2], a = src[i + 3]
-                        dst[o] = r &- previous.0
-                        dst[o + 1] = g &- previous.1
-                        dst[o + 2] = b &- previous.2
-                        if components == 4 { dst[o + 3] = a &- previous.3 }
-                        if predict { previous = (r, g, b, a) }
-                    }
-                }
-            }
-        }
-        var png: [UInt8] = [137, 80, 78, 71, 13, 10, 26, 10]
-        var header: [UInt8] = []
-        header.appendBigEndian(UInt32(image.width))
-        header.appendBigEndian(UInt32(image.height))
-        header += [8, channels == .rgba ? 6 : 2, 0, 0, 0]  // bit depth, colour type, compression, filter, interlace
-        appendChunk("IHDR", header, to: &png)
-        appendChunk("IDAT", try deflate(filtered), to: &png)
-        appendChunk("IEND", [], to: &png)
+        var png: [UInt8] = []
+        try stream(image, channels: channels, filter: filter) { png += $0 }
         return png
     }
 
@@ -65,11 +36,54 @@ public enum PNGWriter {
 
     /// `budget` bounds the bytes written (`--max-output`): nothing is written past it.
     static func write(_ image: RGBAImage, to url: URL, channels: Channels, filter: Filter, budget: ByteBudget?) throws {
-        let bytes = try encode(image, channels: channels, filter: filter)
-        try AtomicFile.write(bytes, to: url, budget: budget)
+        let file = try AtomicFile(destination: url, budget: budget)
+        try stream(image, channels: channels, filter: filter) { try file.write($0) }
+        try file.commit()
     }
 
-    private static func appendChunk(_ type: String, _ data: [UInt8], to png: inout [UInt8]) {
+    /// Produces the PNG in pieces (signature, chunks) and hands each to `emit`.
+    static func stream(_ image: RGBAImage, channels: Channels, filter: Filter, emit: ([UInt8]) throws -> Void) throws {
+        guard image.width > 0, image.height > 0 else {
+            throw ClipKitError.internalFailure(path: "png", reason: "cannot write an empty image")
+        }
+        try emit([137, 80, 78, 71, 13, 10, 26, 10])
+        var header: [UInt8] = []
+        header.appendBigEndian(UInt32(image.width))
+        header.appendBigEndian(UInt32(image.height))
+        header += [8, channels == .rgba ? 6 : 2, 0, 0, 0]  // bit depth, colour type, compression, filter, interlace
+        try emit(chunk("IHDR", header))
+
+        var deflater = try Deflater(level: compressionLevel, chunkSize: chunkSize)
+        let components = channels == .rgba ? 4 : 3
+        let rowBytes = image.width * components
+        var row = [UInt8](repeating: 0, count: rowBytes + 1)
+        let predict = filter == .sub
+        for y in 0..<image.height {
+            // The row's filter type, then its bytes, predicted by that filter.
+            image.pixels.withUnsafeBufferPointer { src in
+                row.withUnsafeMutableBufferPointer { dst in
+                    dst[0] = filter.rawValue
+                    var previous: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
+                    let base = y * image.width * 4
+                    for x in 0..<image.width {
+                        let i = base + x * 4, o = 1 + x * components
+                        let r = src[i], g = src[i + 1], b = src[i + 2], a = src[i + 3]
+                        dst[o] = r &- previous.0
+                        dst[o + 1] = g &- previous.1
+                        dst[o + 2] = b &- previous.2
+                        if components == 4 { dst[o + 3] = a &- previous.3 }
+                        if predict { previous = (r, g, b, a) }
+                    }
+                }
+            }
+            try deflater.add(row, finish: y == image.height - 1) { try emit(chunk("IDAT", $0)) }
+        }
+        try emit(chunk("IEND", []))
+    }
+
+    private static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        var png: [UInt8] = []
+        png.reserveCapacity(data.count + 12)
         png.appendBigEndian(UInt32(data.count))
         let typeBytes = Array(type.utf8)
         var crc = crc32(0, typeBytes, 4)
@@ -77,28 +91,55 @@ public enum PNGWriter {
         png += typeBytes
         png += data
         png.appendBigEndian(UInt32(crc))
+        return png
     }
+}
 
-    private static func deflate(_ input: [UInt8]) throws -> [UInt8] {
-        var stream = z_stream()
-        guard ck_deflate_init(&stream, compressionLevel) == Z_OK else {
+/// One zlib stream, fed in pieces; hands out compressed data `chunkSize` bytes at a time.
+private struct Deflater: ~Copyable {
+    private let stream: UnsafeMutablePointer<z_stream>
+    private var output: [UInt8]
+
+    init(level: Int32, chunkSize: Int) throws {
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        guard ck_deflate_init(stream, level) == Z_OK else {
+            stream.deallocate()
             throw ClipKitError.internalFailure(path: "png", reason: "zlib could not start")
         }
-        defer { deflateEnd(&stream) }
-        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))))
-        let status: Int32 = input.withUnsafeBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { target in
-                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
-                stream.avail_in = uInt(source.count)
-                stream.next_out = target.baseAddress
-                stream.avail_out = uInt(target.count)
-                return CPNG.deflate(&stream, Z_FINISH)
+        output = [UInt8](repeating: 0, count: chunkSize)
+    }
+
+    deinit {
+        deflateEnd(stream)
+        stream.deallocate()
+    }
+
+    /// Compresses `input`; each time the output buffer fills (and at the end, with `finish`),
+    /// hands the compressed bytes to `emit`.
+    mutating func add(_ input: [UInt8], finish: Bool, emit: ([UInt8]) throws -> Void) throws {
+        let stream = self.stream
+        try input.withUnsafeBufferPointer { source in
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
+            stream.pointee.avail_in = uInt(source.count)
+            while true {
+                let (status, produced) = output.withUnsafeMutableBufferPointer { target -> (Int32, Int) in
+                    stream.pointee.next_out = target.baseAddress
+                    stream.pointee.avail_out = uInt(target.count)
+                    let status = CPNG.deflate(stream, finish ? Z_FINISH : Z_NO_FLUSH)
+                    return (status, target.count - Int(stream.pointee.avail_out))
+                }
+                guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
+                    throw ClipKitError.internalFailure(path: "png", reason: "zlib failed (\(status))")
+                }
+                let full = produced == output.count
+                if produced > 0 && (full || status == Z_STREAM_END) { try emit(Array(output.prefix(produced))) }
+                if status == Z_STREAM_END { return }
+                // More output may wait while the buffer came back full; otherwise the input is consumed.
+                if !full && stream.pointee.avail_in == 0 && !finish { return }
+                if !full && !finish { return }
             }
         }
-        guard status == Z_STREAM_END else {
-            throw ClipKitError.internalFailure(path: "png", reason: "zlib failed (\(status))")
-        }
-        return Array(output.prefix(Int(stream.total_out)))
     }
 }
 
