@@ -1,4 +1,4 @@
-// FrameSampler picks frames by timestamp; Delays rounds cumulatively.
+// FrameSampler picks frames by timestamp.
 import Testing
 @testable import ClipKit
 
@@ -34,22 +34,5 @@ import Testing
         let second = sampler.emissions(candidateTime: 1.2, nextTime: 2.5)
         #expect(second.count == 1 && second[0].index == 1 && abs(second[0].time - 0.2) < 1e-9)
         #expect(sampler.emissions(candidateTime: 2.5, nextTime: 3).isEmpty)
-    }
-}
-
-@Suite struct DelaysTests {
-    @Test func cumulativeRoundingHasNoDrift() {
-        let thirty = Delays.centiseconds(times: (0..<30).map { Double($0) / 30 }, duration: 1)
-        #expect(Array(thirty.prefix(3)) == [3, 4, 3])
-        #expect(thirty.reduce(0, +) == 100)
-        let fifteen = Delays.centiseconds(times: (0..<15).map { Double($0) / 15 }, duration: 1)
-        #expect(Array(fifteen.prefix(3)) == [7, 6, 7])
-        #expect(fifteen.reduce(0, +) == 100)
-        let ten = Delays.centiseconds(times: (0..<100).map { Double($0) * 0.1 }, duration: 10)
-        #expect(ten.allSatisfy { $0 == 10 })
-    }
-
-    @Test func lastFrameLastsUntilTheEnd() {
-        #expect(Delays.centiseconds(times: [0, 0.5], duration: 1.234) == [50, 73])
     }
 }

@@ -92,12 +92,39 @@ import TestSupport
         #expect(try Data(contentsOf: a) == Data(contentsOf: b))
     }
 
-    @Test func globalPaletteAndOtherDithers() throws {
+    @Test func globalPaletteIsTheOnlyTable() throws {
         let (_, global, _) = try convert("motion.mp4") { $0.palette = .global; $0.fps = 5 }
         #expect(global.hasGlobalTable && global.images.allSatisfy { !$0.hasLocalTable })
-        for method in [DitherMethod.bayer, .none, .sierra] {
-            let (_, gif, _) = try convert("motion.mp4") { $0.dither = method; $0.fps = 5; $0.colors = 64 }
+    }
+
+    @Test func ditherOptionDecidesThePixels() throws {
+        // The first frame is written whole with a palette of its own colours, so it must be exactly
+        // what that method's Ditherer makes of the decoded source frame: an ignored or mixed-up
+        // option shows as a wrong canvas, and each method must give a different file.
+        let reader = try VideoReader(url: Fixture.url("video/motion.mp4"))
+        let first = try #require(try reader.frames(options: FrameReadOptions(fps: 5, size: .width(480))).next()).image
+        let palette = Quantizer(maxColors: 64).palette(for: first)
+        #expect(palette.count == 64, "the frame has more colours than the palette: dithering has work to do")
+        var files: [DitherMethod: Data] = [:]
+        for method in DitherMethod.allCases {
+            let (_, gif, url) = try convert("motion.mp4") { $0.dither = method; $0.fps = 5; $0.colors = 64 }
             #expect(gif.images.count == 15, "\(method)")
+            files[method] = try Data(contentsOf: url)
+            var ditherer = Ditherer(palette: palette, method: method)
+            let indices = ditherer.indices(for: first, rect: PixelRect(x: 0, y: 0, width: first.width, height: first.height),
+                                           mask: nil, transparentIndex: nil)
+            var expected = first
+            for (i, index) in indices.enumerated() {
+                let c = palette.color(Int(index))
+                expected.pixels[i * 4] = c.r; expected.pixels[i * 4 + 1] = c.g; expected.pixels[i * 4 + 2] = c.b; expected.pixels[i * 4 + 3] = 255
+            }
+            #expect(gif.canvases[0] == expected, "\(method): \(differingPixels(gif.canvases[0], expected)) pixels differ")
+        }
+        let methods = DitherMethod.allCases
+        for a in methods.indices {
+            for b in methods.indices where a < b {
+                #expect(files[methods[a]] != files[methods[b]], "\(methods[a]) and \(methods[b]) wrote the same GIF")
+            }
         }
     }
 

@@ -24,12 +24,17 @@ import TestSupport
     /// Runs `arguments`, killing it if it takes longer than `seconds`.
     func runBounded(_ arguments: [String], in dir: URL, seconds: Double) throws -> CLI.Result {
         let box = Box<CLI.Result?>()
-        let thread = Thread { box.set(try? CLI.run(arguments, in: dir)) }
+        let child = Box<Process>()
+        let thread = Thread { box.set(try? CLI.run(arguments, in: dir, started: { child.set($0) })) }
         thread.start()
         if let result = box.wait(timeout: seconds) { return try #require(result) }
         Issue.record("clipkit \(arguments[0]) did not finish within \(seconds) s")
-        // Stop the stuck process (its working directory is this test's scratch directory).
-        _ = try? Process.run(URL(fileURLWithPath: "/usr/bin/pkill"), arguments: ["-KILL", "-f", CLI.binary.path])
+        // Stop the stuck process, and only that one: other tests run clipkit at the same time, so
+        // matching by name (pkill -f) could kill theirs. isRunning first: once the child has
+        // exited and been reaped, its pid may already belong to another process.
+        if let process = child.wait(timeout: 10), process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+        }
         return try #require(box.wait())
     }
 

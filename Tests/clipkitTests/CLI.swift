@@ -18,8 +18,9 @@ enum CLI {
         var stderrLines: [Substring] { stderr.split(separator: "\n") }
     }
 
+    /// `started` is handed the child process once it runs (to stop it, say, if it hangs).
     @discardableResult
-    static func run(_ arguments: [String], in directory: URL) throws -> Result {
+    static func run(_ arguments: [String], in directory: URL, started: (Process) -> Void = { _ in }) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -29,6 +30,7 @@ enum CLI {
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        started(process)
         // Read both pipes to the end before waiting, so a chatty child cannot block on a full pipe.
         let out = Box<Data>()
         let reader = Thread { out.set(output.fileHandleForReading.readDataToEndOfFile()) }
