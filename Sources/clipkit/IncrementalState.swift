@@ -36,17 +36,17 @@ final class IncrementalState: Sendable {
     func record(output: URL, input: URL, options: String) {
         guard let entry = Self.entry(input: input, options: options) else { return }
         let directory = output.deletingLastPathComponent()
-        let map = directories.withLock { directories in
+        // Under the lock: two jobs finishing in one directory must not write its state at once.
+        directories.withLock { directories in
             var map = Self.entries(in: directory, cache: &directories)
             map[output.lastPathComponent] = entry
             directories[directory.path] = map
-            return map
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        if let data = try? encoder.encode(map) {
-            // Best effort: losing the state only means redoing work next time.
-            try? data.write(to: directory.appendingPathComponent(Self.fileName), options: .atomic)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+            if let data = try? encoder.encode(map) {
+                // Best effort: losing the state only means redoing work next time.
+                try? data.write(to: directory.appendingPathComponent(Self.fileName), options: .atomic)
+            }
         }
     }
 

@@ -99,6 +99,8 @@ public enum PNGWriter {
 private struct Deflater: ~Copyable {
     private let stream: UnsafeMutablePointer<z_stream>
     private var output: [UInt8]
+    /// Compressed bytes waiting in `output`.
+    private var filled = 0
 
     init(level: Int32, chunkSize: Int) throws {
         stream = .allocate(capacity: 1)
@@ -123,21 +125,23 @@ private struct Deflater: ~Copyable {
             stream.pointee.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
             stream.pointee.avail_in = uInt(source.count)
             while true {
-                let (status, produced) = output.withUnsafeMutableBufferPointer { target -> (Int32, Int) in
-                    stream.pointee.next_out = target.baseAddress
-                    stream.pointee.avail_out = uInt(target.count)
-                    let status = CPNG.deflate(stream, finish ? Z_FINISH : Z_NO_FLUSH)
-                    return (status, target.count - Int(stream.pointee.avail_out))
+                let filled = self.filled
+                let status = output.withUnsafeMutableBufferPointer { target -> Int32 in
+                    stream.pointee.next_out = target.baseAddress! + filled
+                    stream.pointee.avail_out = uInt(target.count - filled)
+                    return CPNG.deflate(stream, finish ? Z_FINISH : Z_NO_FLUSH)
                 }
                 guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
                     throw ClipKitError.internalFailure(path: "png", reason: "zlib failed (\(status))")
                 }
-                let full = produced == output.count
-                if produced > 0 && (full || status == Z_STREAM_END) { try emit(Array(output.prefix(produced))) }
+                self.filled = output.count - Int(stream.pointee.avail_out)
+                if self.filled == output.count || (status == Z_STREAM_END && self.filled > 0) {
+                    try emit(Array(output.prefix(self.filled)))
+                    self.filled = 0
+                }
                 if status == Z_STREAM_END { return }
-                // More output may wait while the buffer came back full; otherwise the input is consumed.
-                if !full && stream.pointee.avail_in == 0 && !finish { return }
-                if !full && !finish { return }
+                // Not finishing and the input is used up: the rest waits in the buffer for later rows.
+                if !finish && stream.pointee.avail_in == 0 { return }
             }
         }
     }
