@@ -1,6 +1,8 @@
 // The typed errors of ClipKit: each names the file, what was wrong and, where it helps, what to do.
 import Foundation
 
+/// Every error ClipKit throws: each case names the file (or option) and says what was wrong in one line
+/// (`description`), so a command-line tool can print it as is.
 public enum ClipKitError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
     /// The input path does not exist.
     case fileNotFound(path: String)

@@ -1,5 +1,7 @@
 // Turns frame times in seconds into GIF delays in centiseconds by cumulative rounding, so no drift builds up.
 
+/// GIF delays from frame times: cumulative rounding to centiseconds, so the total equals the
+/// clip's length and no error builds up.
 public enum Delays {
     /// The delays of frames shown at `times` (seconds, ascending, from 0) in a clip lasting
     /// `duration` seconds: `delay_i = round(100 * t_(i+1)) - round(100 * t_i)`, with the last

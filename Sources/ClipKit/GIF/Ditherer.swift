@@ -13,12 +13,12 @@ public enum DitherMethod: String, Sendable, CaseIterable {
 }
 
 /// Remaps a rectangle of an image to a palette.
-public struct Ditherer {
-    public let palette: Palette
-    public let method: DitherMethod
+struct Ditherer {
+    let palette: Palette
+    let method: DitherMethod
     private var lookup: NearestColorLookup
 
-    public init(palette: Palette, method: DitherMethod) {
+    init(palette: Palette, method: DitherMethod) {
         self.palette = palette
         self.method = method
         self.lookup = NearestColorLookup(palette: palette)
@@ -26,7 +26,7 @@ public struct Ditherer {
 
     /// Palette indices for the `rect` of `image`, row by row. Pixels whose `mask` entry (indexed
     /// over the whole image) is false get `transparentIndex` and neither give nor take error.
-    public mutating func indices(for image: RGBAImage, rect: PixelRect, mask: [Bool]?, transparentIndex: UInt8?) -> [UInt8] {
+    mutating func indices(for image: RGBAImage, rect: PixelRect, mask: [Bool]?, transparentIndex: UInt8?) -> [UInt8] {
         var out = [UInt8](repeating: transparentIndex ?? 0, count: rect.width * rect.height)
         if rect.width == 0 || rect.height == 0 { return out }
         switch method {
@@ -151,12 +151,12 @@ public struct Ditherer {
 }
 
 /// A rectangle of pixels.
-public struct PixelRect: Sendable, Equatable {
-    public var x: Int, y: Int, width: Int, height: Int
-    public init(x: Int, y: Int, width: Int, height: Int) {
+struct PixelRect: Sendable, Equatable {
+    var x: Int, y: Int, width: Int, height: Int
+    init(x: Int, y: Int, width: Int, height: Int) {
         (self.x, self.y, self.width, self.height) = (x, y, width, height)
     }
-    public var isEmpty: Bool { width <= 0 || height <= 0 }
+    var isEmpty: Bool { width <= 0 || height <= 0 }
 }
 
 /// Nearest palette colour, memoised on 6 bits per channel: error diffusion asks for the same

@@ -6,25 +6,25 @@
 /// whose new colour is within `threshold` of that is left alone (written as transparent), so
 /// codec noise and dither do not crawl over a still background; a slow drift still gets redrawn
 /// once it adds up past the threshold, because the reference only moves when a pixel is drawn.
-public struct FrameDiff: Sendable {
+struct FrameDiff: Sendable {
     /// Largest perceptual distance (`Palette.distance` units) that is not a change; 0 = exact.
-    public let threshold: Int
+    let threshold: Int
     private var reference: RGBAImage?
 
-    public init(threshold: Int) {
+    init(threshold: Int) {
         self.threshold = threshold
     }
 
-    public struct Change: Sendable {
+    struct Change: Sendable {
         /// The bounding rectangle of changed pixels; empty when nothing changed.
-        public var rect: PixelRect
+        var rect: PixelRect
         /// For every canvas pixel, whether it is drawn (only meaningful inside `rect`).
-        public var mask: [Bool]
-        public var isFirst: Bool
+        var mask: [Bool]
+        var isFirst: Bool
     }
 
     /// The change from the current reference to `image`, and the reference updated to it.
-    public mutating func change(to image: RGBAImage) -> Change {
+    mutating func change(to image: RGBAImage) -> Change {
         let count = image.width * image.height
         guard let previous = reference, previous.width == image.width, previous.height == image.height else {
             reference = image

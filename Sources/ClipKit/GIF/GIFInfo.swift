@@ -1,6 +1,7 @@
 // Summarises a GIF for `clipkit info`: canvas, frames, loop count, timing and palettes.
 import Foundation
 
+/// What `clipkit info` says of a GIF, read from its blocks without decoding pixels.
 public struct GIFInfo: Sendable, Equatable {
     public var width: Int
     public var height: Int

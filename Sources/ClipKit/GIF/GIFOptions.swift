@@ -1,5 +1,7 @@
 // Everything that shapes a GIF: timing, size, colours, looping.
+import Foundation
 
+/// Where a GIF's colours come from.
 public enum PaletteMode: String, Sendable, CaseIterable {
     /// Each frame gets its own best colours (a local table where it differs from the first frame's).
     case perFrame = "per-frame"
@@ -7,6 +9,7 @@ public enum PaletteMode: String, Sendable, CaseIterable {
     case global
 }
 
+/// Everything that shapes a GIF made by `GIFConverter`, and the limits of one input.
 public struct GIFOptions: Sendable {
     /// Output frames per second (at most 50: browsers slow down shorter delays).
     public var fps: Double = 10
@@ -78,5 +81,3 @@ public struct GIFResult: Sendable {
     public var durationCentiseconds: Int
     public var bytes: Int
 }
-
-import Foundation

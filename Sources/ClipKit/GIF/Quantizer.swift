@@ -7,24 +7,24 @@
 /// they are (lossless); otherwise median cut splits the box with the largest perceptual error
 /// along its widest axis, and a few k-means passes move each colour to the mean of the pixels
 /// nearest to it.
-public struct Quantizer: Sendable {
-    public var maxColors: Int
-    public var refinementPasses: Int
+struct Quantizer: Sendable {
+    var maxColors: Int
+    var refinementPasses: Int
 
-    public init(maxColors: Int = 256, refinementPasses: Int = 3) {
+    init(maxColors: Int = 256, refinementPasses: Int = 3) {
         precondition((1...256).contains(maxColors), "a GIF palette holds 1 to 256 colours")
         self.maxColors = maxColors
         self.refinementPasses = refinementPasses
     }
 
     /// A palette for the pixels of `image` whose `mask` entry is true (all pixels when nil).
-    public func palette(for image: RGBAImage, mask: [Bool]? = nil) -> Palette {
+    func palette(for image: RGBAImage, mask: [Bool]? = nil) -> Palette {
         var histogram = ColorHistogram()
         histogram.add(image, mask: mask)
         return palette(for: histogram)
     }
 
-    public func palette(for histogram: ColorHistogram) -> Palette {
+    func palette(for histogram: ColorHistogram) -> Palette {
         if let exact = histogram.exactColors, exact.count <= maxColors * 3 {
             return Palette(rgb: exact)
         }
@@ -113,7 +113,7 @@ func clampByte(_ value: Double) -> UInt8 {
 
 /// Counts colours in 32768 bins (5 bits per channel) with exact channel sums, and remembers the
 /// exact distinct colours while there are at most 256 of them.
-public struct ColorHistogram: Sendable {
+struct ColorHistogram: Sendable {
     struct Bin { var key: Int; var r: Double; var g: Double; var b: Double; var count: Int }
 
     private var counts = [Int](repeating: 0, count: 32768)
@@ -121,10 +121,10 @@ public struct ColorHistogram: Sendable {
     private var distinct = Set<UInt32>()
     private var tooMany = false
 
-    public init() {}
+    init() {}
 
     /// Adds the pixels of `image` whose `mask` entry is true (all when nil).
-    public mutating func add(_ image: RGBAImage, mask: [Bool]? = nil) {
+    mutating func add(_ image: RGBAImage, mask: [Bool]? = nil) {
         let count = image.width * image.height
         image.pixels.withUnsafeBufferPointer { p in
             counts.withUnsafeMutableBufferPointer { counts in

@@ -2,6 +2,7 @@
 import CPNG
 import Foundation
 
+/// Reads PNG files into `RGBAImage`s, refusing sizes over a pixel limit before allocating.
 public enum PNGReader {
     /// Default limit on pixels, checked from the header before the image is allocated.
     public static let defaultMaxPixels = 100_000_000

@@ -4,6 +4,7 @@
 import CPNG
 import Foundation
 
+/// Writes `RGBAImage`s as 8-bit PNG, atomically when written to a file.
 public enum PNGWriter {
     public enum Channels: Sendable { case rgb, rgba }
 

@@ -1,10 +1,10 @@
 // Tells frames that are almost uniformly black or white (fades, leaders, flashes) from real content.
 
-public enum BlackFrameDetector {
+enum BlackFrameDetector {
     /// True when the picture is almost uniformly black or white: the brightest channel of each
     /// pixel averages under 32 (black), or the darkest over 223 (white), with little spread
     /// (standard deviation under 12 on 0...255). A solid dark blue is not black.
-    public static func isBlank(_ image: RGBAImage) -> Bool {
+    static func isBlank(_ image: RGBAImage) -> Bool {
         let count = image.width * image.height
         guard count > 0 else { return true }
         var high = Statistics(), low = Statistics()

@@ -11,6 +11,7 @@ public enum ThumbnailPosition: Sendable, Equatable {
     case fraction(Double)
 }
 
+/// Where a thumbnail is taken, its size, black-frame skipping and the limits of one input.
 public struct ThumbnailOptions: Sendable {
     public var position: ThumbnailPosition = .first
     public var size: FrameSize = .fit(width: 320, height: 320)
@@ -36,6 +37,8 @@ public struct ThumbnailResult: Sendable {
     public var bytes: Int
 }
 
+/// Takes one upright, scaled frame of a video, GIF or still image: the first, one at a time or
+/// percentage (frame-accurate), or the first that is not a black or white fade.
 public struct Thumbnailer: Sendable {
     public var options: ThumbnailOptions
 

@@ -7,35 +7,35 @@
 /// timestamp, never by index). Without one, every frame on screen at some time in the range is
 /// taken once. A frame is judged when the next one's time is known, so the sampler sees each
 /// frame as a *candidate* first.
-public struct FrameSampler: Sendable {
+struct FrameSampler: Sendable {
     /// A place in the output: which output index, and its time relative to `start`.
-    public struct Emission: Sendable, Equatable {
-        public var index: Int
-        public var time: Double
+    struct Emission: Sendable, Equatable {
+        var index: Int
+        var time: Double
     }
 
-    public let start: Double
-    public let end: Double?
-    public let interval: Double?
+    let start: Double
+    let end: Double?
+    let interval: Double?
     /// Timestamps this close count as equal (float error in time bases such as 1/30).
     static let epsilon = 1e-6
 
     private(set) var nextIndex = 0
 
-    public init(start: Double = 0, end: Double? = nil, interval: Double? = nil) {
+    init(start: Double = 0, end: Double? = nil, interval: Double? = nil) {
         self.start = start
         self.end = end
         self.interval = interval
     }
 
     /// The time of output tick `index`, relative to `start`.
-    public func tickTime(_ index: Int) -> Double {
+    func tickTime(_ index: Int) -> Double {
         guard let interval else { return 0 }
         return Double(index) * interval
     }
 
     /// True once no later frame can produce output (the last tick or the end has been passed).
-    public func isExhausted(candidateTime: Double) -> Bool {
+    func isExhausted(candidateTime: Double) -> Bool {
         if let end, candidateTime >= end - Self.epsilon { return true }
         if let interval, let end { return start + Double(nextIndex) * interval >= end - Self.epsilon }
         return false
@@ -43,7 +43,7 @@ public struct FrameSampler: Sendable {
 
     /// The output places of a candidate frame shown from `time` until `nextTime` (nil: until the
     /// end of the clip at `clipEnd`). Empty when the frame is never on screen at a tick.
-    public mutating func emissions(candidateTime time: Double, nextTime: Double?, clipEnd: Double? = nil) -> [Emission] {
+    mutating func emissions(candidateTime time: Double, nextTime: Double?, clipEnd: Double? = nil) -> [Emission] {
         let eps = Self.epsilon
         // When the candidate stops being on screen, and where the range ends.
         var until = nextTime ?? clipEnd ?? .infinity
@@ -68,7 +68,7 @@ public struct FrameSampler: Sendable {
 
     /// Whether a frame at `time` lasting about `duration` can be on screen at a tick.
     /// False lets the decoder skip it when it is not a reference frame.
-    public func isNeeded(time: Double, duration: Double) -> Bool {
+    func isNeeded(time: Double, duration: Double) -> Bool {
         guard let interval, duration > 0 else { return true }
         if time <= start + Self.epsilon { return true }
         let k = ((time - start) / interval - Self.epsilon).rounded(.up)

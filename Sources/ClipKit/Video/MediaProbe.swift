@@ -2,6 +2,7 @@
 import CFFmpeg
 import Foundation
 
+/// Tells media files from others by content, for directory scans.
 public enum MediaProbe {
     /// True when libavformat recognises the start of the file as a container or image format
     /// it can read (GIF, MP4, Matroska, ...). Reads at most 4 KiB; the name is not consulted.

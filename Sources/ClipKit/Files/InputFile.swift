@@ -1,4 +1,5 @@
 // Checks an input path before anything opens it: a FIFO or device would block a read forever.
+import Foundation
 
 enum InputFile {
     /// Throws the typed error for a path that is missing, a directory, not a regular file, or
@@ -19,5 +20,3 @@ enum InputFile {
         }
     }
 }
-
-import Foundation
