@@ -7,6 +7,9 @@ struct BatchOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Search directories given as inputs recursively (outputs mirror the tree).")
     var recursive = false
 
+    @Flag(help: "In directories, follow links to sub-directories and to files outside the directory given (each file is still taken once).")
+    var followLinks = false
+
     @Option(help: ArgumentHelp("Inputs processed at once. Default: the number of cores.", valueName: "n"))
     var jobs: Int?
 

@@ -49,13 +49,11 @@ struct ExplodeCommand: ParsableCommand {
         let exploder = Exploder(options: options)
         let runner = InputRunner(batch: batch, outputExtension: nil,
                                  fingerprint: "explode 1 frames=\(frames ?? "all") fps=\(fps.map { "\($0)" } ?? "all") limits=\(limits.limits)")
-        let quiet = batch.quiet
         try runner.run(inputs, output: output) { input, directory in
             let result = try exploder.explode(input.url, into: directory)
-            if !quiet {
-                for warning in result.warnings {
-                    FileHandle.standardError.write(Data("clipkit: warning: \(input.url.path): \(warning)\n".utf8))
-                }
+            // --quiet silences progress, not damage: a damaged input is always reported.
+            for warning in result.warnings {
+                FileHandle.standardError.write(Data("clipkit: warning: \(InputRunner.oneLine(input.url.path)): \(warning)\n".utf8))
             }
             let manifest = result.manifest
             return Report(input: input.url.path, outputs: [result.directory.path], status: .ok, frames: manifest.frames.count,

@@ -19,6 +19,9 @@ struct InfoCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Search directories recursively.")
     var recursive = false
 
+    @Flag(help: "In directories, follow links to sub-directories and to files outside the directory given.")
+    var followLinks = false
+
     @Flag(help: "Print one JSON object per input.")
     var json = false
 
@@ -26,7 +29,7 @@ struct InfoCommand: ParsableCommand {
 
     func run() throws {
         var failed = false
-        for input in InputScanner.expand(inputs, recursive: recursive) {
+        for input in InputScanner(recursive: recursive, followLinks: followLinks).expand(inputs) {
             let url = input.url
             let fields: [(String, Any?)]
             do {

@@ -40,8 +40,18 @@ struct InputRunner {
         var inputs: [BatchInput] = []
         var destinations: [URL] = []
         try Self.validate {
-            inputs = InputScanner.expand(paths, recursive: batch.recursive)
+            inputs = InputScanner(recursive: batch.recursive, followLinks: batch.followLinks).expand(paths)
             for input in inputs { destinations.append(try destination(for: input, output: output, inputCount: inputs.count)) }
+            // Two inputs with one output name (a.mp4 and a.mov) would overwrite each other: refuse
+            // before anything runs.
+            var claimed: [String: URL] = [:]
+            for (input, destination) in zip(inputs, destinations) where input.problem == nil {
+                let key = destination.standardizedFileURL.path
+                if let other = claimed[key] {
+                    throw ClipKitError.invalidOption(name: "-o", reason: "\(other.path) and \(input.url.path) would both be written to \(key); convert them in separate runs or rename one")
+                }
+                claimed[key] = input.url
+            }
             try OutputPlan.prepare(output: output)
         }
         let inputURLs = inputs.map(\.url)
@@ -89,8 +99,24 @@ struct InputRunner {
         if failed > 0 { throw ExitCode(1) }
     }
 
+    /// One line on stderr, whatever the text holds: control characters (a newline in a file
+    /// name) are escaped, so each failure stays one line.
     static func printError(_ text: String) {
-        FileHandle.standardError.write(Data("clipkit: \(text)\n".utf8))
+        FileHandle.standardError.write(Data("clipkit: \(oneLine(text))\n".utf8))
+    }
+
+    static func oneLine(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: out += String(format: "\\x%02X", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     /// Runs `body` (option checks before any input is touched, or a single job): a

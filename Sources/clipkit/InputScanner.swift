@@ -19,12 +19,21 @@ struct BatchInput: Sendable, Equatable {
     }
 }
 
-enum InputScanner {
+/// Expands directories into the media files in them, with a fixed policy for links: a link to
+/// a directory is not followed, and a link to a file is followed only when the file lies under
+/// the directory given (`followLinks` lifts both, with every directory visited once). Each file
+/// is found once, however many names lead to it; `/proc`-like trees and link loops cannot make
+/// the walk long, and the deadline (`--timeout`) bounds it too.
+struct InputScanner {
+    var recursive: Bool
+    var followLinks = false
+    var deadline = Deadline.none
+
     /// Files stay as given (checked later, one error each). A directory gives the media files in
     /// it, recognised by content (`MediaProbe`), sorted by name; with `recursive`, those in its
     /// sub-directories too; one with none gives an input carrying that `problem`. Hidden files
     /// and directories are skipped.
-    static func expand(_ paths: [String], recursive: Bool) -> [BatchInput] {
+    func expand(_ paths: [String]) -> [BatchInput] {
         var inputs: [BatchInput] = []
         for path in paths {
             var isDirectory: ObjCBool = false
@@ -32,7 +41,15 @@ enum InputScanner {
                 inputs.append(BatchInput(url: URL(fileURLWithPath: path)))
                 continue
             }
-            let found = scan(URL(fileURLWithPath: path, isDirectory: true), relative: "", recursive: recursive)
+            var walk = Walk(root: URL(fileURLWithPath: path, isDirectory: true).resolvingSymlinksInPath().path)
+            let found: [BatchInput]
+            do {
+                found = try scan(URL(fileURLWithPath: path, isDirectory: true), relative: "", walk: &walk, depth: 0)
+            } catch {
+                inputs.append(BatchInput(url: URL(fileURLWithPath: path), problem: error as? ClipKitError
+                    ?? .unreadable(path: path, reason: "\(error)")))
+                continue
+            }
             if found.isEmpty {
                 inputs.append(BatchInput(url: URL(fileURLWithPath: path), problem: .noFrames(path: path, reason: recursive
                     ? "no video or GIF files in this directory or below it"
@@ -43,32 +60,50 @@ enum InputScanner {
         return inputs
     }
 
-    private static func scan(_ directory: URL, relative: String, recursive: Bool) -> [BatchInput] {
+    /// What one directory walk has seen: (device, inode) of directories and files.
+    private struct Walk {
+        let root: String
+        var directories = Set<[UInt64]>()
+        var files = Set<[UInt64]>()
+    }
+
+    /// Deeper trees than this are not searched (a loop through links, were they followed).
+    static let maxDepth = 64
+
+    private func scan(_ directory: URL, relative: String, walk: inout Walk, depth: Int) throws -> [BatchInput] {
+        try deadline.check(directory.path)
+        var info = stat()
+        guard stat(directory.path, &info) == 0, walk.directories.insert([UInt64(info.st_dev), UInt64(info.st_ino)]).inserted,
+              depth <= Self.maxDepth else { return [] }
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
             .filter { !$0.hasPrefix(".") }
             .sorted()
         var files: [BatchInput] = [], directories: [String] = []
         for name in names {
             let url = directory.appendingPathComponent(name)
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { continue }
-            if isDirectory.boolValue {
-                directories.append(name)
-            } else if isRegularFile(url), MediaProbe.isMedia(url) {
-                files.append(BatchInput(url: url, relativeDirectory: relative))
+            var link = stat(), target = stat()
+            guard lstat(url.path, &link) == 0, stat(url.path, &target) == 0 else { continue }
+            let isLink = link.st_mode & S_IFMT == S_IFLNK
+            switch target.st_mode & S_IFMT {
+            case S_IFDIR:
+                if !isLink || followLinks { directories.append(name) }
+            case S_IFREG:
+                if isLink && !followLinks {
+                    let real = url.resolvingSymlinksInPath().path
+                    guard real.hasPrefix(walk.root + "/") else { continue }
+                }
+                guard walk.files.insert([UInt64(target.st_dev), UInt64(target.st_ino)]).inserted else { continue }
+                if MediaProbe.isMedia(url) { files.append(BatchInput(url: url, relativeDirectory: relative)) }
+            default:
+                continue  // FIFOs, devices, sockets: never opened
             }
         }
         if recursive {
             for name in directories {
                 let sub = relative.isEmpty ? name : relative + "/" + name
-                files += scan(directory.appendingPathComponent(name, isDirectory: true), relative: sub, recursive: true)
+                files += try scan(directory.appendingPathComponent(name, isDirectory: true), relative: sub, walk: &walk, depth: depth + 1)
             }
         }
         return files
-    }
-
-    private static func isRegularFile(_ url: URL) -> Bool {
-        var info = stat()
-        return stat(url.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 }

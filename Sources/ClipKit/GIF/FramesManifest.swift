@@ -83,6 +83,9 @@ public struct FramesManifest: Codable, Equatable, Sendable {
     public var durationMs: Int
     public var frames: [Frame]
 
+    /// Longest delay accepted, in centiseconds: 100 hours.
+    static let maxDelay = 36_000_000
+
     /// The `format` clipkit writes.
     public static let currentFormat = "clipkit-frames/1"
 
@@ -196,8 +199,9 @@ public struct FramesManifest: Codable, Equatable, Sendable {
             guard !frame.file.isEmpty, !frame.file.contains("/"), frame.file != ".", frame.file != ".." else {
                 throw bad("frame \(i): file '\(frame.file)' must be a file name in the manifest's directory")
             }
-            guard (0...65535).contains(frame.delayCs) else {
-                throw bad("\(name): delay_cs \(frame.delayCs) is not 0 to 65535 centiseconds")
+            // Over 65535 (a GIF image's most) is fine: `gif` carries it on in images that draw nothing.
+            guard (0...Self.maxDelay).contains(frame.delayCs) else {
+                throw bad("\(name): delay_cs \(frame.delayCs) is not 0 to \(Self.maxDelay) centiseconds")
             }
             guard frame.delayMs == frame.delayCs * 10 else {
                 throw bad("\(name): delay_ms \(frame.delayMs) does not match delay_cs \(frame.delayCs) (expected \(frame.delayCs * 10))")

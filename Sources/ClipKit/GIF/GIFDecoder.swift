@@ -25,7 +25,14 @@ public final class GIFDecoder {
     /// Final once `next()` has returned nil.
     public private(set) var loopCount: Int?
     /// What was wrong with the file but could be decoded around, in the order met.
-    public private(set) var warnings: [String] = []
+    /// At most `maxWarnings` lines; a last one counts the rest, so a file damaged in every image
+    /// cannot flood stderr.
+    public var warnings: [String] {
+        suppressed == 0 ? recorded : recorded + ["\(suppressed) more problems of this kind"]
+    }
+    private var recorded: [String] = []
+    private var suppressed = 0
+    static let maxWarnings = 10
     /// How many of the last returned image's pixels its data provided, counted in stored order
     /// (row by row in interlace pass order). The others hold index 0 and must be shown as transparent.
     public private(set) var decodedPixelCount = 0
@@ -331,6 +338,6 @@ public final class GIFDecoder {
     }
 
     private func warn(_ message: String) {
-        warnings.append(message)
+        if recorded.count < Self.maxWarnings { recorded.append(message) } else { suppressed += 1 }
     }
 }

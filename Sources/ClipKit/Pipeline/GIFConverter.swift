@@ -55,8 +55,8 @@ public struct GIFConverter: Sendable {
         guard !images.isEmpty, images.count == delays.count else {
             throw ClipKitError.invalidOption(name: "inputs", reason: "give at least one image, each with a delay")
         }
-        if let bad = delays.first(where: { $0 < 0 || $0 > 65535 }) {
-            throw ClipKitError.invalidOption(name: "--delay", reason: "delays are 0 to 65535 centiseconds, got \(bad)")
+        if let bad = delays.first(where: { $0 < 0 || $0 > FramesManifest.maxDelay }) {
+            throw ClipKitError.invalidOption(name: "--delay", reason: "delays are 0 to \(FramesManifest.maxDelay) centiseconds, got \(bad)")
         }
         var options = self.options
         options.limits = options.limits.started()

@@ -76,11 +76,24 @@ struct GIFWriterStage {
                                  globalPalette: Palette(rgb: table), loopCount: options.loopCount, budget: budget)
     }
 
+    /// Longest delay one GIF image can carry (a 16-bit field of centiseconds).
+    static let maxDelay = 65535
+
     private mutating func write(_ quantized: QuantizedFrame, delay: Int) throws {
         var frame = quantized.frame
-        frame.delay = delay
+        frame.delay = min(delay, Self.maxDelay)
         if frame.localPalette == nil || frame.localPalette == globalTable { frame.localPalette = nil }
         try encoder?.add(frame)
+        // A longer stillness (a gap in the source over 655.35 s) continues in images that draw
+        // nothing, so the GIF keeps the source's timing instead of cutting it short.
+        var rest = delay - frame.delay
+        while rest > 0 {
+            let hold = GIFFrame(width: 1, height: 1, delay: min(rest, Self.maxDelay), disposal: .none, transparentIndex: 0,
+                                localPalette: [0, 0, 0, 0, 0, 0], indices: [0])
+            try options.limits.checkFrames((encoder?.frameCount ?? 0) + 1, path: destination.path)
+            try encoder?.add(hold)
+            rest -= hold.delay
+        }
         writtenCentiseconds += delay
     }
 }
