@@ -176,9 +176,16 @@ import TestSupport
         let manifest = try Exploder().explode(Fixture.url("gif/loop_zero.gif"), into: target).manifest
         #expect(try FramesManifest.read(from: manifestURL) == manifest)
 
+        // Delays past a GIF image's 65535 cs are fine (gif carries them on); past 100 hours are not.
+        var longDelay = manifest
+        longDelay.frames[1].delayCs = 70000
+        longDelay.frames[1].delayMs = 700000
+        longDelay.durationMs = longDelay.frames.reduce(0) { $0 + $1.delayMs }
+        try longDelay.write(to: manifestURL)
+        #expect(try FramesManifest.read(from: manifestURL).frames[1].delayCs == 70000)
         var badDelay = manifest
-        badDelay.frames[1].delayCs = 70000
-        badDelay.frames[1].delayMs = 700000
+        badDelay.frames[1].delayCs = 36_000_001
+        badDelay.frames[1].delayMs = 360_000_010
         badDelay.durationMs = badDelay.frames.reduce(0) { $0 + $1.delayMs }
         try badDelay.write(to: manifestURL)
         #expect(throws: ClipKitError.self) { _ = try FramesManifest.read(from: manifestURL) }

@@ -12,13 +12,24 @@ import TestSupport
         var error: String?
     }
 
-    /// Every entry of Fixtures/bad, and a FIFO named like a video.
+    /// Every entry of Fixtures/bad, and a FIFO named like a video. Each is reached through a link
+    /// whose stem is the whole name (empty.gif -> empty_gif.gif), since two inputs with one stem
+    /// (empty.gif, empty.mp4) would be written to one output, which a batch refuses.
     func corpus(in dir: URL) throws -> [String] {
         let bad = Fixture.url("bad")
         let names = try FileManager.default.contentsOfDirectory(atPath: bad.path).filter { $0 != "README.md" }.sorted()
+        let links = dir.appendingPathComponent("corpus")
+        try FileManager.default.createDirectory(at: links, withIntermediateDirectories: true)
+        var paths: [String] = []
+        for name in names {
+            let ext = (name as NSString).pathExtension
+            let link = links.appendingPathComponent(name.replacingOccurrences(of: ".", with: "_") + "." + ext).path
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: bad.appendingPathComponent(name).path)
+            paths.append(link)
+        }
         let fifo = dir.appendingPathComponent("fifo.mp4").path
         #expect(mkfifo(fifo, 0o644) == 0)
-        return names.map { bad.appendingPathComponent($0).path } + [fifo]
+        return paths + [fifo]
     }
 
     /// Runs `arguments`, killing it if it takes longer than `seconds`.
