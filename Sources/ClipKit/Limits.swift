@@ -22,6 +22,10 @@ public struct Limits: Sendable, Equatable {
     /// Largest output for one input, in bytes (`--max-output`); all of an input's files count.
     /// No byte past it is written.
     public var maxOutputBytes = 2 << 30
+    /// Memory one input's pictures may take, in bytes (`--max-memory`): frames in flight between
+    /// stages, canvases and the decoder's frame buffers. Queues shrink and decoder threads are
+    /// fewer for large pictures; work that cannot fit even then is refused before decoding.
+    public var maxMemory = 1 << 30
     /// Wall time allowed for one input (`--timeout`); nil for no limit.
     public var timeout: Double?
     /// When the work on the current input must end; set by `started()`.
@@ -53,6 +57,20 @@ public struct Limits: Sendable, Equatable {
         if declaredPixels > maxDecodedPixels {
             throw ClipKitError.limitExceeded(path: path, what: "\(declaredPixels) pixels declared by its images",
                                              limit: "\(maxDecodedPixels) pixels", option: "--max-decoded-pixels")
+        }
+    }
+
+    /// How many pictures of `bytes` each fit in `maxMemory`.
+    func picturesInMemory(of bytes: Int) -> Int {
+        maxMemory / max(bytes, 1)
+    }
+
+    /// Refuses work that needs `count` pictures of `bytes` each at once.
+    func checkMemory(pictures count: Int, of bytes: Int, what: String, path: String) throws {
+        let (total, overflow) = bytes.multipliedReportingOverflow(by: count)
+        if overflow || total > maxMemory {
+            throw ClipKitError.limitExceeded(path: path, what: "memory for \(count) \(what) of \(bytes >> 20) MiB",
+                                             limit: "\(maxMemory >> 20) MiB", option: "--max-memory")
         }
     }
 

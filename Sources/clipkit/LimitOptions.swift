@@ -18,6 +18,9 @@ struct LimitOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Largest output for one input, in bytes.", valueName: "bytes"))
     var maxOutput: Int = Limits().maxOutputBytes
 
+    @Option(help: ArgumentHelp("Memory one input's pictures may take, in bytes (queues shrink for large frames; work that cannot fit is refused).", valueName: "bytes"))
+    var maxMemory: Int = Limits().maxMemory
+
     @Option(help: ArgumentHelp("Give up on an input after this many seconds (the others go on).", valueName: "s"))
     var timeout: Double?
 
@@ -26,6 +29,7 @@ struct LimitOptions: ParsableArguments {
         guard maxDecodedPixels > 0 else { throw ValidationError("--max-decoded-pixels must be at least 1") }
         guard maxFrames > 0 else { throw ValidationError("--max-frames must be at least 1") }
         guard maxDuration > 0, maxDuration.isFinite else { throw ValidationError("--max-duration must be more than 0 seconds") }
+        guard maxMemory >= 1 << 20 else { throw ValidationError("--max-memory must be at least 1048576 bytes (1 MiB)") }
         guard maxOutput > 0 else { throw ValidationError("--max-output must be at least 1 byte") }
         if let timeout, !(timeout > 0 && timeout <= 1e7) { throw ValidationError("--timeout must be more than 0 and at most 10000000 seconds") }
         guard maxDuration <= 1e9 else { throw ValidationError("--max-duration must be at most 1000000000 seconds") }
@@ -38,6 +42,7 @@ struct LimitOptions: ParsableArguments {
         limits.maxFrames = maxFrames
         limits.maxDuration = maxDuration
         limits.maxOutputBytes = maxOutput
+        limits.maxMemory = maxMemory
         limits.timeout = timeout
         return limits
     }

@@ -60,11 +60,16 @@ public struct Exploder: Sendable {
         try checkSelection(frameCount: frameCount, input: input)
         let lastWanted = options.frames?.last ?? frameCount - 1
 
+        // The canvas, and a saved copy of it for restore-previous disposal.
+        let canvasBytes = animation.canvasWidth * animation.canvasHeight * 4
+        try limits.checkMemory(pictures: 2, of: canvasBytes, what: "GIF canvases", path: input.path)
         let budget = ByteBudget(limit: limits.maxOutputBytes)
         let staging = try StagingDirectory(for: directory, force: options.force, inputs: [input])
         let pipeline = Pipeline()
         defer { pipeline.stop() }
-        let writer = FrameWriterStage(pipeline: pipeline, directory: staging.url, filter: .none, budget: budget)
+        let writer = FrameWriterStage.fitsPipelined(capacity: 2, pictureBytes: canvasBytes, callerPictures: 2, limits: limits)
+            ? FrameWriterStage(pipeline: pipeline, directory: staging.url, filter: .none, budget: budget)
+            : FrameWriterStage(directory: staging.url, filter: .none, budget: budget)
         let digits = Self.digits(frameCount: frameCount)
         var entries: [FramesManifest.Frame] = []
         while let frame = try animation.next() {
@@ -97,6 +102,12 @@ public struct Exploder: Sendable {
         let reader = try VideoReader(url: input, limits: limits, fullProbe: true)
         var readOptions = FrameReadOptions(fps: options.fps)
         readOptions.limits = limits
+        // Full-size frames: the decode thread holds one (two while turning it upright), the
+        // queue some, the caller one. Large ones go one at a time, written on this thread.
+        let frameBytes = reader.info.width * reader.info.height * 4
+        try limits.checkMemory(pictures: 4, of: frameBytes, what: "video frames", path: input.path)
+        let pipelined = FrameWriterStage.fitsPipelined(capacity: 2, pictureBytes: frameBytes, callerPictures: 6, limits: limits)
+        readOptions.queueCapacity = pipelined ? 3 : 1
         let sequence = try reader.frames(options: readOptions)
         defer { sequence.cancel() }
 
@@ -104,7 +115,9 @@ public struct Exploder: Sendable {
         let staging = try StagingDirectory(for: directory, force: options.force, inputs: [input])
         let pipeline = Pipeline()
         defer { pipeline.stop() }
-        let writer = FrameWriterStage(pipeline: pipeline, directory: staging.url, filter: .sub, budget: budget)
+        let writer = pipelined
+            ? FrameWriterStage(pipeline: pipeline, directory: staging.url, filter: .sub, budget: budget)
+            : FrameWriterStage(directory: staging.url, filter: .sub, budget: budget)
         // The count is known only at the end; name by the estimate and rename if it was short.
         var digits = Self.digits(frameCount: sequence.expectedCount ?? 1)
         let lastWanted = options.frames?.last

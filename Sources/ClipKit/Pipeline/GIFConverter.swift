@@ -41,10 +41,13 @@ public struct GIFConverter: Sendable {
         if let duration = reader.info.duration {
             try options.limits.checkSourceSpan(min(options.end ?? duration, duration) - options.start, path: url.path)
         }
-        let producer = try reader.makeProducer(options: readOptions(options))
+        let capacity = try Self.queueCapacity(info: reader.info, options: options, path: url.path)
+        var read = readOptions(options)
+        read.queueCapacity = capacity
+        let producer = try reader.makeProducer(options: read)
         let expected = producer.expectedCount
         return try encode(producer: producer, expectedCount: expected, options: options, globalPalette: palette,
-                          transparentFrames: false, to: destination, poster: poster)
+                          transparentFrames: false, to: destination, poster: poster, capacity: capacity)
     }
 
     /// Assembles images (same size) shown for `delays` centiseconds each into a GIF.
@@ -65,7 +68,7 @@ public struct GIFConverter: Sendable {
         options.changeThreshold = 0
         options.mergeIdenticalFrames = false
         return try encode(producer: source, expectedCount: images.count, options: options, globalPalette: nil,
-                          transparentFrames: source.hasTransparency, to: destination, poster: nil)
+                          transparentFrames: source.hasTransparency, to: destination, poster: nil, capacity: 2)
     }
 
     /// Rebuilds a GIF from an exploded directory's `frames.json`: its frames, delays and
@@ -95,18 +98,33 @@ public struct GIFConverter: Sendable {
         return read
     }
 
+    /// How many frames each hop may hold, from `--max-memory`: the default depth when the
+    /// frames are small, one per hop when they are large, an error when even that does not fit.
+    /// A GIF source adds its canvas and the copy a shown frame keeps.
+    static func queueCapacity(info: VideoInfo, options: GIFOptions, path: String) throws -> Int {
+        let output = options.size.resolve(width: info.width, height: info.height)
+        let frameBytes = output.width * output.height * 4
+        let sourceBytes = info.container == "gif" ? 2 * info.width * info.height * 4 : 0
+        var limits = options.limits
+        limits.maxMemory -= min(sourceBytes, limits.maxMemory)
+        // Converted and turned frames in the decoder, 3 + 2 + 2 queued, the quantiser's frame and reference.
+        if limits.picturesInMemory(of: frameBytes) >= 11 { return 3 }
+        try limits.checkMemory(pictures: 7, of: frameBytes, what: "frames in flight", path: path)
+        return 1
+    }
+
     private func encode(producer: sending any FrameProducer, expectedCount: Int?, options: GIFOptions, globalPalette: Palette?,
-                        transparentFrames: Bool, to destination: URL, poster: URL?) throws -> GIFResult {
+                        transparentFrames: Bool, to destination: URL, poster: URL?, capacity: Int) throws -> GIFResult {
         let budget = ByteBudget(limit: options.limits.maxOutputBytes)
         let progress = self.progress
         let pipeline = Pipeline()
         defer { pipeline.stop() }
-        let decoded = pipeline.stage("\(stageLabel).decode", capacity: 3) { (queue: BoundedQueue<DecodedMessage>) in
+        let decoded = pipeline.stage("\(stageLabel).decode", capacity: capacity) { (queue: BoundedQueue<DecodedMessage>) in
             var output = FrameOutput(queue: queue, maxFrames: nil)
             try producer.run(into: &output)
         }
-        let branches = pipeline.tee("\(stageLabel).tee", from: decoded, count: poster == nil ? 1 : 2, capacity: 2)
-        let quantized = pipeline.stage("\(stageLabel).quantise", from: branches[0], capacity: 2) {
+        let branches = pipeline.tee("\(stageLabel).tee", from: decoded, count: poster == nil ? 1 : 2, capacity: min(capacity, 2))
+        let quantized = pipeline.stage("\(stageLabel).quantise", from: branches[0], capacity: min(capacity, 2)) {
             (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<QuantizedMessage>) in
             var stage = GIFQuantizeStage(options: options, globalPalette: globalPalette, transparentFrames: transparentFrames)
             try stage.run(input, output)

@@ -62,6 +62,11 @@ public struct Thumbnailer: Sendable {
         var read = FrameReadOptions(size: options.size)
         read.limits = limits
         read.start = try startTime(in: reader.info, path: url.path)
+        // The decoder's converted and turned picture, one queued, the caller's (and a GIF's canvases).
+        let output = options.size.resolve(width: reader.info.width, height: reader.info.height)
+        let gifCanvases = reader.info.container == "gif" ? 2 * reader.info.width * reader.info.height * 4 : 0
+        try limits.checkMemory(pictures: 4, of: output.width * output.height * 4 + gifCanvases / 4, what: "pictures", path: url.path)
+        read.queueCapacity = 1
         guard let window = options.skipBlankWithin else {
             read.maxFrames = 1
             return try firstFrame(reader.frames(options: read), path: url.path).image
@@ -69,7 +74,6 @@ public struct Thumbnailer: Sendable {
         // Look at a few frames a second through the window; decoding skips the rest.
         read.end = read.start + max(window, 0.001)
         read.fps = 4
-        read.queueCapacity = 2
         let frames = try reader.frames(options: read)
         defer { frames.cancel() }
         var first: VideoFrame?

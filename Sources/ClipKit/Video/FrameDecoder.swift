@@ -40,7 +40,7 @@ final class FrameDecoder: FrameProducer {
         var status = avcodec_parameters_to_context(context, stream.pointee.codecpar)
         if status < 0 { throw ClipKitError.corrupt(path: demuxer.path, reason: ffmpegMessage(status)) }
         context.pointee.pkt_timebase = stream.pointee.time_base
-        context.pointee.thread_count = Int32(options.threadCount)
+        context.pointee.thread_count = Int32(Self.threadCount(info: info, options: options))
         // Frame threads add a frame of latency per thread: wasted when only the first frame is wanted.
         context.pointee.thread_type = options.maxFrames == 1 ? FF_THREAD_SLICE : (FF_THREAD_FRAME | FF_THREAD_SLICE)
         if options.keyframesOnly { context.pointee.skip_frame = AVDISCARD_NONKEY }
@@ -48,6 +48,16 @@ final class FrameDecoder: FrameProducer {
         if status < 0 {
             throw ClipKitError.notMedia(path: demuxer.path, reason: "cannot open the \(info.codec) decoder: \(ffmpegMessage(status))")
         }
+    }
+
+    /// Decoder threads: one per core, fewer when the source pictures are large. Each frame thread
+    /// holds pictures of its own, so memory would grow with the core count; half of
+    /// `--max-memory` goes to the decoder (reference pictures plus one per thread).
+    static func threadCount(info: VideoInfo, options: FrameReadOptions) -> Int {
+        let bytesPerSample = info.bitDepth > 8 ? 2 : 1
+        let pictureBytes = info.codedWidth * info.codedHeight * 3 / 2 * bytesPerSample
+        let pictures = options.limits.picturesInMemory(of: pictureBytes) / 2
+        return min(max(options.threadCount, 1), max(1, pictures - 4))
     }
 
     /// The decode loop. Runs until the input ends, the range is done, or the consumer cancels;
