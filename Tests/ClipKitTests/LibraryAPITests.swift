@@ -34,6 +34,18 @@ import TestSupport
         try PNGWriter.write(thumbnail, to: pngURL, channels: .rgb)
         #expect(try PNGReader.read(pngURL).width == 320)
 
+        let gif = try GIFAnimation(url: gifURL)
+        var delays: [Int] = []
+        while let frame = try gif.next() {
+            #expect(frame.canvas.width == 320)
+            delays.append(frame.delay)
+        }
+        #expect(delays.reduce(0, +) == 300 && delays.count == result.frameCount)
+
+        let posterURL = dir.appendingPathComponent("poster.png")
+        _ = try await GIFConverter(options: options).convert(video: clipURL, to: dir.appendingPathComponent("b.gif"), poster: posterURL)
+        #expect(try PNGReader.read(posterURL).width == 320)
+
         do {
             _ = try VideoReader(url: Fixture.url("video/audio_only.m4a"))
             Issue.record("audio-only file opened")
