@@ -16,13 +16,42 @@ final class TempFileRegistry: Sendable {
         var files = Set<String>()
         var directories = Set<String>()
         var closed = false
+        /// Directories already swept for stale temp files by this process.
+        var swept = Set<String>()
+    }
+
+    /// A temp file or staging directory of clipkit's naming untouched this long was left by a run
+    /// that was killed (SIGKILL, out of memory): the next run into that directory removes it.
+    static let staleAge: TimeInterval = 15 * 60
+
+    /// Removes stale temp outputs in `directory` (once per process per directory): names
+    /// `.NAME.clipkit-XXXXXX` (six characters, as mkstemp makes them) not modified for `staleAge`.
+    func sweep(_ directory: String) {
+        guard entries.withLock({ $0.swept.insert(directory).inserted }) else { return }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        let now = Date().timeIntervalSince1970
+        for name in names where name.hasPrefix(".") {
+            guard let marker = name.range(of: ".clipkit-", options: .backwards),
+                  name[marker.upperBound...].count == 6, !name[marker.upperBound...].contains(".") else { continue }
+            let path = directory + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0, now - Double(info.st_mtim.tv_sec) > Self.staleAge else { continue }
+            // Ours right now (this process) are never stale; others' are old enough to be dead.
+            if entries.withLock({ $0.files.contains(path) || $0.directories.contains(path) }) { continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: unlink(path)
+            case S_IFDIR: try? FileManager.default.removeItem(atPath: path)
+            default: continue
+            }
+        }
     }
 
     private let entries = LockedBox(Entries())
 
     /// `mkstemp(template)`, registered; nil (with `errno` set) on failure or after `removeAll()`.
     func makeFile(template: String) -> (Int32, String)? {
-        entries.withLock { entries -> (Int32, String)? in
+        sweep((template as NSString).deletingLastPathComponent)
+        return entries.withLock { entries -> (Int32, String)? in
             if entries.closed { errno = EINTR; return nil }
             var bytes = Array(template.utf8CString)
             let fd = bytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -35,7 +64,8 @@ final class TempFileRegistry: Sendable {
 
     /// `mkdtemp(template)`, registered; nil (with `errno` set) on failure or after `removeAll()`.
     func makeDirectory(template: String) -> String? {
-        entries.withLock { entries -> String? in
+        sweep((template as NSString).deletingLastPathComponent)
+        return entries.withLock { entries -> String? in
             if entries.closed { errno = EINTR; return nil }
             var bytes = Array(template.utf8CString)
             guard bytes.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { return nil }
