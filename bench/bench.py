@@ -16,6 +16,7 @@ import os
 import platform
 import resource
 import shutil
+import struct
 import statistics
 import subprocess
 import sys
@@ -133,7 +134,8 @@ def foreign(samples):
 
 class Tool:
     """One way of doing a task. steps(out) gives the commands; `then` names a derived tool that runs
-    more commands on this tool's output, its figures being the sum (time) and max (RSS) of both."""
+    more commands on this tool's output, its figures being the sum (time) and max (RSS) of both.
+    out None: the tool writes nothing (a decode to ffmpeg's null muxer), it is only timed."""
 
     def __init__(self, name, steps, out, is_dir=False, then=None):
         self.name, self.steps, self.out, self.is_dir, self.then = name, steps, out, is_dir, then
@@ -152,10 +154,11 @@ def run_task(task, tools, runs, log):
             row = rows[t.name]
             if "error" in row:
                 continue
-            out = os.path.join(WORK, t.out)
-            clear(out)
-            if t.is_dir:
-                os.makedirs(out)
+            out = os.path.join(WORK, t.out) if t.out else None
+            if out:
+                clear(out)
+                if t.is_dir:
+                    os.makedirs(out)
             try:
                 figs = [run_timed(c) for c in t.steps(out)]
             except RuntimeError as e:
@@ -164,15 +167,16 @@ def run_task(task, tools, runs, log):
                 continue
             s = {"wall": sum(f["wall"] for f in figs), "rss_kb": max(f["rss_kb"] for f in figs),
                  "busy": sum(f["busy"] for f in figs), "cpu": sum(f["cpu"] for f in figs),
-                 "bytes": path_bytes(out), "files": path_files(out)}
-            if s["bytes"] == 0:
+                 "bytes": path_bytes(out) if out else 0, "files": path_files(out) if out else 0}
+            if out and s["bytes"] == 0:
                 row["error"] = "exit 0 but no output written"
                 log(f"  {t.name}: FAILED {row['error']}")
                 continue
             row["samples"].append(s)
-            row["digests"].add(digest(out))
-            keep = os.path.join(KEEP, task, t.out)
-            if r == 0:
+            if out:
+                row["digests"].add(digest(out))
+            if r == 0 and out:
+                keep = os.path.join(KEEP, task, t.out)
                 clear(keep)
                 os.makedirs(os.path.dirname(keep), exist_ok=True)
                 shutil.copytree(out, keep) if t.is_dir else shutil.copy(out, keep)
@@ -180,7 +184,7 @@ def run_task(task, tools, runs, log):
                 if out.endswith(".png"):
                     row["png"] = png_info(out)
             fl = foreign([s])
-            log(f"  {t.name}: {s['wall']:.3f} s, {s['rss_kb'] / 1024:.1f} MB, {s['bytes']} bytes"
+            log(f"  {t.name}: {s['wall']:.3f} s ({s['cpu']:.2f} s CPU), {s['rss_kb'] / 1024:.1f} MB, {s['bytes']} bytes"
                 + (f"  (other load {fl:.2f} cores)" if fl > 0.25 and s["wall"] > 0.5 else ""))
             if t.then:
                 name, steps, out2 = t.then
@@ -218,6 +222,9 @@ def run_task(task, tools, runs, log):
             row["wall"] = statistics.median(x["wall"] for x in sm)
             row["wall_min"] = min(x["wall"] for x in sm)
             row["wall_max"] = max(x["wall"] for x in sm)
+            row["cpu"] = statistics.median(x["cpu"] for x in sm)
+            row["cpu_min"] = min(x["cpu"] for x in sm)
+            row["cpu_max"] = max(x["cpu"] for x in sm)
             row["rss_kb"] = statistics.median(x["rss_kb"] for x in sm)
             row["bytes"] = statistics.median(x["bytes"] for x in sm)
             row["files"] = sm[0]["files"]
@@ -253,6 +260,62 @@ def explode_tools(gif):
         Tool("gifsicle --explode (GIFs, speed only)",
              lambda o: [["gifsicle", "--explode", gif, "-o", os.path.join(o, "frame")]], "gifsicle.frames", True),
     ]
+
+
+FULL_DECODE = "ffmpeg -f null (decodes every frame)"
+
+
+def decode_limit_tools(src, fps):
+    """clipkit gif at its defaults (480 px wide) against a decode of every frame that does nothing else:
+    sampling at `fps` should let clipkit leave out the frames no tick shows."""
+    f = f"{fps:g}"
+    return [
+        Tool("clipkit", lambda o: [[CLIPKIT, "gif", "-q", *FORCE, src, "--fps", f, "-o", o]], "clipkit.gif"),
+        Tool(FULL_DECODE, lambda o: [FF + ["-i", src, "-f", "null", "-"]], None),
+    ]
+
+
+def big_canvas_gif(path, width=10000, height=10000, image=8):
+    """A GIF89a of one `image` x `image` picture in the middle of a width x height canvas: under 100 bytes
+    of file that ask a decoder for a 400 MB RGBA canvas. The image data is LZW without compression (a clear
+    code before every two literals keeps the codes 3 bits wide)."""
+    clear_code, end_code, bits_per_code = 4, 5, 3
+    codes = []
+    for i in range(image * image):
+        if i % 2 == 0:
+            codes.append(clear_code)
+        codes.append((i % image + i // image) % 4)
+    codes.append(end_code)
+    acc = nbits = 0
+    lzw = bytearray()
+    for c in codes:
+        acc |= c << nbits
+        nbits += bits_per_code
+        while nbits >= 8:
+            lzw.append(acc & 255)
+            acc >>= 8
+            nbits -= 8
+    if nbits:
+        lzw.append(acc & 255)
+    data = bytearray(b"GIF89a" + struct.pack("<HHBBB", width, height, 0x81, 0, 0))  # global table of 4 colours
+    data += bytes([0, 0, 0, 255, 255, 255, 255, 0, 0, 0, 0, 255])
+    data += b"\x21\xf9\x04\x00\x0a\x00\x00\x00"  # graphic control: 10 cs, no transparency
+    data += b"\x2c" + struct.pack("<HHHHB", (width - image) // 2, (height - image) // 2, image, image, 0)
+    data.append(2)  # LZW minimum code size
+    for i in range(0, len(lzw), 255):
+        data.append(len(lzw[i:i + 255]))
+        data += lzw[i:i + 255]
+    data += b"\x00\x3b"
+    tmp = path + ".part"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+    return len(data)
+
+
+def big_canvas_tools(gif):
+    return [Tool("clipkit", lambda o: [[CLIPKIT, "explode", *FORCE, "--max-pixels", "100000000", gif, "-o", o]],
+                 "clipkit.frames", True)]
 
 
 def thumb_tools(src):
@@ -371,6 +434,17 @@ def main():
                 row["q"] = quality.measure(row["kept"], src, 10, REFS)
         results.append(("gif", label, rows, {"src": src, "seconds": quality.probe_duration(src)}))
 
+    # decode limit: with --fps 10, clipkit need not decode the 2 frames in 3 that no tick shows (when they are
+    # not reference frames), so it should take less time than decoding every frame and nothing else
+    dsrc = c("src30_1080p_bf3.mp4")
+    dlabel = "30 s 1920x1080 30 fps H.264, 3 B-frames (b-pyramid), gif --fps 10"
+    log(f"decode limit: {dlabel} ({runs} runs each)")
+    rows = run_task("decode limit", decode_limit_tools(dsrc, 10), runs, log)
+    if rows["clipkit"].get("kept"):
+        log("  quality: clipkit")
+        rows["clipkit"]["q"] = quality.measure(rows["clipkit"]["kept"], dsrc, 10, REFS)
+    results.append(("decode limit", dlabel, rows, {"src": dsrc, "seconds": quality.probe_duration(dsrc)}))
+
     # explode: a 100-frame 480x270 GIF written by clipkit gif
     anim = c("anim.gif")
     log("explode: making anim.gif with clipkit gif")
@@ -380,6 +454,13 @@ def main():
     alabel = f"{len(info['delays_cs'])}-frame {info['width']}x{info['height']} GIF from clipkit gif"
     log(f"explode: {alabel} ({runs} runs each)")
     results.append(("explode", alabel, run_task("explode", explode_tools(anim), runs, log), {}))
+
+    # explode: a tiny GIF with a huge canvas (peak memory)
+    big = c("canvas10000.gif")
+    nbytes = big_canvas_gif(big)
+    blabel = f"1 8x8 image on a 10000x10000 canvas ({nbytes}-byte GIF)"
+    log(f"explode: {blabel} ({runs} runs)")
+    results.append(("explode", blabel, run_task("explode canvas", big_canvas_tools(big), runs, log), {}))
 
     # thumb
     thumb_inputs = [("1280x720 H.264 .mp4", c("src10_720p.mp4"))]
@@ -577,6 +658,18 @@ def report(results, quick, runs, fast_runs, elapsed, load0, load1):
             if "rss_kb" in rp60 and "rss_kb" in rp:
                 target("gif scaling (information): ffmpeg recipe's peak RSS 10 s -> 60 s",
                        f"{mb(rp['rss_kb'])} MB -> {mb(rp60['rss_kb'])} MB", None)
+    dl, _ = find("decode limit")
+    if dl and "wall" in dl.get("clipkit", {}) and "wall" in dl.get(FULL_DECODE, {}):
+        ck, fd = dl["clipkit"], dl[FULL_DECODE]
+        r = ck["wall"] / fd["wall"]
+        target("decode limit: gif --fps 10 of a 30 s 1080p clip with B-frames, wall time at most 0.8x a full decode "
+               "(`ffmpeg -i CLIP -f null -`)",
+               f"{r:.3f}x ({ck['wall']:.2f} s vs {fd['wall']:.2f} s; CPU time {ck['cpu']:.2f} s vs {fd['cpu']:.2f} s, "
+               f"{ck['cpu'] / fd['cpu']:.2f}x)", r <= 0.8)
+    ex, _ = find("explode", "1 8x8 image")
+    if ex and "rss_kb" in ex.get("clipkit", {}):
+        target("explode 10000x10000 canvas (one 8x8 image): peak RSS under 600 MB", f"{mb(ex['clipkit']['rss_kb'])} MB",
+               ex["clipkit"]["rss_kb"] < 600 * 1024)
     ex, _ = find("explode")
     if ex and "wall" in ex.get("clipkit", {}):
         ck = ex["clipkit"]
@@ -605,6 +698,11 @@ def report(results, quick, runs, fast_runs, elapsed, load0, load1):
         "ffmpeg's default `fps=10` (round=near) reference instead, the timing ffmpeg's own GIFs follow. SSIM is ffmpeg's "
         "ssim filter's formula (checked equal to it); PSNR avg is from the mean MSE. Duration Δ is the GIF's total "
         "delay minus the source's duration (stream duration; browsers' 0/1 cs rule applied).")
+    add("- Decode limit: `clipkit gif CLIP --fps 10` (480 px wide) against `ffmpeg -i CLIP -f null -`, which decodes "
+        "every frame (frame threads, one more than the cores) and converts nothing. The clip (CRF 26, half the grain of "
+        "the others) has runs of three B-frames with x264's default b-pyramid: the middle B-frame of each run is a "
+        "reference frame, so only the outer two of a run can be left undecoded. The target's cell gives CPU "
+        "time (user+sys from rusage) beside wall time: on a shared machine it is the steadier comparison.")
     add("- `other load` is the CPU time the rest of the machine used while a tool ran (busy time in /proc/stat minus "
         "the tool's own CPU time from rusage), in cores, over all runs of the row: above about 0.3 the timings of that "
         "row are disturbed. /proc/stat counts 10 ms ticks, so for rows of sub-second runs it is rough (about +-0.1).")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Generates the benchmark's input clips with ffmpeg's test sources into bench/cache/.
 # Usage: bash bench/gen_inputs.sh [quick]
-#   quick: only what `make bench QUICK=1` uses (the 10 s 720p clip and the 50 batch clips).
+#   quick: only what `make bench QUICK=1` uses (the 10 s 720p clip, the 30 s 1080p B-frame clip and the
+#   50 batch clips).
 # Clips are made once and kept; a change of GEN_VERSION below (or a missing file) remakes them.
 # Each file is written under a temporary name and renamed when complete.
 set -euo pipefail
@@ -23,12 +24,12 @@ FF=(ffmpeg -hide_banner -loglevel error -nostdin -y)
 # The picture: ffmpeg's testsrc2 (moving bars, a moving line, counters, a chequerboard) averaged with
 # a slowly turning spiral gradient (smooth colour ramps over the whole frame), plus light temporal
 # grain as in real camera footage.
-# scene W H FPS SECONDS SEED -> a filter graph with one output
+# scene W H FPS SECONDS SEED [GRAIN] -> a filter graph with one output (GRAIN: noise strength, default 4)
 scene() {
-    local w=$1 h=$2 r=$3 d=$4 seed=$5
+    local w=$1 h=$2 r=$3 d=$4 seed=$5 grain=${6:-4}
     # (the gradient is drawn at a quarter of the size and scaled up: it is smooth, and ffmpeg's spiral
     # gradient source is slow at full size)
-    echo "testsrc2=s=${w}x${h}:r=${r}:d=${d}[t];gradients=s=$((w / 4))x$((h / 4)):r=${r}:d=${d}:c0=0x1e3c72:c1=0xf7b733:c2=0xfc4a1a:c3=0x2a9d8f:n=4:speed=0.03:seed=${seed}:type=spiral,scale=${w}:${h}:flags=bicubic[g];[t][g]blend=all_mode=average,noise=alls=4:allf=t+u:all_seed=${seed}"
+    echo "testsrc2=s=${w}x${h}:r=${r}:d=${d}[t];gradients=s=$((w / 4))x$((h / 4)):r=${r}:d=${d}:c0=0x1e3c72:c1=0xf7b733:c2=0xfc4a1a:c3=0x2a9d8f:n=4:speed=0.03:seed=${seed}:type=spiral,scale=${w}:${h}:flags=bicubic[g];[t][g]blend=all_mode=average,noise=alls=${grain}:allf=t+u:all_seed=${seed}"
 }
 
 # make OUT COMMAND...: runs COMMAND with the placeholder @OUT@ replaced by a temporary path, then renames.
@@ -56,6 +57,14 @@ for i in $(seq -w 0 49); do
         -c:v libx264 -preset ultrafast -crf 23 -g 30 -pix_fmt yuv420p @OUT@ >/dev/null
 done
 echo "bench: batch clips ready (50)"
+
+# 30 s 1920x1080 30 fps H.264 with B-frames, for the decode-limit row (clipkit gif --fps 10 against a full
+# decode): -bf 3 with x264's default b-pyramid (normal), so of each run of three B-frames the middle one is a
+# reference frame and only the outer two are disposable. Half the grain of the other clips: with alls=4 x264's
+# adaptive B-frame choice picks P-frames about half the time; with 2, about 80% of the frames between two
+# P-frames come as runs of three B-frames, as in ordinary footage. About 9 MB (2.5 Mbit/s).
+make_file "$cache/src30_1080p_bf3.mp4" "${FF[@]}" -filter_complex "$(scene 1920 1080 30 30 23 2)" \
+    -c:v libx264 -preset veryfast -crf 26 -bf 3 -g 60 -pix_fmt yuv420p -movflags +faststart @OUT@
 
 [ "${1:-}" = quick ] && exit 0
 
