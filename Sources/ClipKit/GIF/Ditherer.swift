@@ -94,46 +94,61 @@ struct Ditherer {
         }
     }
 
+    /// Error diffusion, serpentine. A hot loop: the error rows are read through unsafe buffers
+    /// with wrapping arithmetic. Every index is in bounds by construction (the rows have one
+    /// pixel of margin each side, `x` stays in the rect, the rect in the image), and errors are
+    /// capped by `damped`, so no sum can overflow.
     private mutating func diffuse(_ image: RGBAImage, rect: PixelRect, mask: [Bool]?, into out: inout [UInt8]) {
+        precondition(rect.x >= 0 && rect.y >= 0 && rect.x + rect.width <= image.width && rect.y + rect.height <= image.height
+                     && out.count == rect.width * rect.height && (mask.map { $0.count == image.width * image.height } ?? true))
         let w = image.width, rw = rect.width
         // Error rows with one pixel of margin each side, in 1/16ths of a level.
-        var current = [Int32](repeating: 0, count: (rw + 2) * 3)
-        var next = [Int32](repeating: 0, count: (rw + 2) * 3)
+        var currentRow = [Int32](repeating: 0, count: (rw + 2) * 3)
+        var nextRow = [Int32](repeating: 0, count: (rw + 2) * 3)
         let sierra = method == .sierra
         let pal = palette.rgb
         image.pixels.withUnsafeBufferPointer { p in
-            for y in 0..<rect.height {
-                let leftToRight = y % 2 == 0
-                let sy = rect.y + y
-                for step in 0..<rw {
-                    let x = leftToRight ? step : rw - 1 - step
-                    let i = sy * w + rect.x + x
-                    if let mask, !mask[i] { continue }
-                    let e = (x + 1) * 3
-                    let r = clamp(Int(p[i * 4]) + Int(current[e]) / 16)
-                    let g = clamp(Int(p[i * 4 + 1]) + Int(current[e + 1]) / 16)
-                    let b = clamp(Int(p[i * 4 + 2]) + Int(current[e + 2]) / 16)
-                    let index = lookup.nearest(r, g, b)
-                    out[y * rw + x] = index
-                    let c = Int(index) * 3
-                    let er = damped(r - Int(pal[c])), eg = damped(g - Int(pal[c + 1])), eb = damped(b - Int(pal[c + 2]))
-                    let ahead = leftToRight ? e + 3 : e - 3
-                    let behind = leftToRight ? e - 3 : e + 3
-                    if sierra {
-                        // Sierra Lite: 2/4 ahead, 1/4 below-behind, 1/4 below.
-                        current[ahead] += er * 2 / 4; current[ahead + 1] += eg * 2 / 4; current[ahead + 2] += eb * 2 / 4
-                        next[behind] += er / 4; next[behind + 1] += eg / 4; next[behind + 2] += eb / 4
-                        next[e] += er / 4; next[e + 1] += eg / 4; next[e + 2] += eb / 4
-                    } else {
-                        // Floyd-Steinberg: 7/16 ahead, 3/16 below-behind, 5/16 below, 1/16 below-ahead.
-                        current[ahead] += er * 7 / 16; current[ahead + 1] += eg * 7 / 16; current[ahead + 2] += eb * 7 / 16
-                        next[behind] += er * 3 / 16; next[behind + 1] += eg * 3 / 16; next[behind + 2] += eb * 3 / 16
-                        next[e] += er * 5 / 16; next[e + 1] += eg * 5 / 16; next[e + 2] += eb * 5 / 16
-                        next[ahead] += er / 16; next[ahead + 1] += eg / 16; next[ahead + 2] += eb / 16
+            pal.withUnsafeBufferPointer { pal in
+                out.withUnsafeMutableBufferPointer { out in
+                    for y in 0..<rect.height {
+                        let leftToRight = y % 2 == 0
+                        let sy = rect.y + y
+                        currentRow.withUnsafeMutableBufferPointer { current in
+                            nextRow.withUnsafeMutableBufferPointer { next in
+                                for step in 0..<rw {
+                                    let x = leftToRight ? step : rw &- 1 &- step
+                                    let i = sy &* w &+ rect.x &+ x
+                                    if let mask, !mask[i] { continue }
+                                    let e = (x &+ 1) &* 3
+                                    let i4 = i &* 4
+                                    let r = clamp(Int(p[i4]) &+ Int(current[e]) / 16)
+                                    let g = clamp(Int(p[i4 &+ 1]) &+ Int(current[e &+ 1]) / 16)
+                                    let b = clamp(Int(p[i4 &+ 2]) &+ Int(current[e &+ 2]) / 16)
+                                    let index = lookup.nearest(r, g, b)
+                                    out[y &* rw &+ x] = index
+                                    let c = Int(index) &* 3
+                                    let er = damped(r &- Int(pal[c])), eg = damped(g &- Int(pal[c &+ 1])), eb = damped(b &- Int(pal[c &+ 2]))
+                                    let ahead = leftToRight ? e &+ 3 : e &- 3
+                                    let behind = leftToRight ? e &- 3 : e &+ 3
+                                    if sierra {
+                                        // Sierra Lite: 2/4 ahead, 1/4 below-behind, 1/4 below.
+                                        current[ahead] &+= er &* 2 / 4; current[ahead &+ 1] &+= eg &* 2 / 4; current[ahead &+ 2] &+= eb &* 2 / 4
+                                        next[behind] &+= er / 4; next[behind &+ 1] &+= eg / 4; next[behind &+ 2] &+= eb / 4
+                                        next[e] &+= er / 4; next[e &+ 1] &+= eg / 4; next[e &+ 2] &+= eb / 4
+                                    } else {
+                                        // Floyd-Steinberg: 7/16 ahead, 3/16 below-behind, 5/16 below, 1/16 below-ahead.
+                                        current[ahead] &+= er &* 7 / 16; current[ahead &+ 1] &+= eg &* 7 / 16; current[ahead &+ 2] &+= eb &* 7 / 16
+                                        next[behind] &+= er &* 3 / 16; next[behind &+ 1] &+= eg &* 3 / 16; next[behind &+ 2] &+= eb &* 3 / 16
+                                        next[e] &+= er &* 5 / 16; next[e &+ 1] &+= eg &* 5 / 16; next[e &+ 2] &+= eb &* 5 / 16
+                                        next[ahead] &+= er / 16; next[ahead &+ 1] &+= eg / 16; next[ahead &+ 2] &+= eb / 16
+                                    }
+                                }
+                            }
+                        }
+                        swap(&currentRow, &nextRow)
+                        nextRow.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
                     }
                 }
-                swap(&current, &next)
-                for k in next.indices { next[k] = 0 }
             }
         }
     }

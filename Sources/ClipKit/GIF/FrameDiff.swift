@@ -42,12 +42,13 @@ struct FrameDiff: Sendable {
                         for y in 0..<image.height {
                             var rowChanged = false
                             for x in 0..<w {
-                                let i = y * w + x, o = i * 4
-                                let d = Palette.distance(Int(new[o]), Int(new[o + 1]), Int(new[o + 2]),
-                                                         Int(old[o]), Int(old[o + 1]), Int(old[o + 2]))
-                                if d > threshold || new[o + 3] != old[o + 3] {
+                                // Wrapping arithmetic in this hot loop: i < width * height by the loop bounds.
+                                let i = y &* w &+ x, o = i &* 4
+                                let d = Palette.distance(Int(new[o]), Int(new[o &+ 1]), Int(new[o &+ 2]),
+                                                         Int(old[o]), Int(old[o &+ 1]), Int(old[o &+ 2]))
+                                if d > threshold || new[o &+ 3] != old[o &+ 3] {
                                     mask[i] = true
-                                    ref[o] = new[o]; ref[o + 1] = new[o + 1]; ref[o + 2] = new[o + 2]; ref[o + 3] = new[o + 3]
+                                    ref[o] = new[o]; ref[o &+ 1] = new[o &+ 1]; ref[o &+ 2] = new[o &+ 2]; ref[o &+ 3] = new[o &+ 3]
                                     if x < minX { minX = x }
                                     if x > maxX { maxX = x }
                                     rowChanged = true

@@ -20,7 +20,9 @@ public struct Palette: Sendable, Equatable {
     /// and least to blue (the common 3:4:2 approximation).
     @inline(__always)
     static func distance(_ r1: Int, _ g1: Int, _ b1: Int, _ r2: Int, _ g2: Int, _ b2: Int) -> Int {
-        let dr = r1 - r2, dg = g1 - g2, db = b1 - b2
-        return 3 * dr * dr + 4 * dg * dg + 2 * db * db
+        // Channels are 0...255: wrapping arithmetic cannot wrap, and spares the overflow checks
+        // in the per-pixel loops that call this.
+        let dr = r1 &- r2, dg = g1 &- g2, db = b1 &- b2
+        return 3 &* dr &* dr &+ 4 &* dg &* dg &+ 2 &* db &* db
     }
 }

@@ -20,38 +20,50 @@ struct PaletteSearch {
     }
 
     /// The index (in the original order) of the nearest colour; ties go to the lower index.
+    ///
+    /// The hottest loop of a conversion, so it reads the sorted columns through unsafe buffers
+    /// and uses wrapping arithmetic: indices stay within 0..<n by the loop conditions, and
+    /// distances are at most 9 * 255^2, far inside Int32.
     @inline(__always)
     func nearest(_ qr: Int, _ qg: Int, _ qb: Int) -> Int {
         let n = g.count
-        let rq = Int32(qr), gq = Int32(qg), bq = Int32(qb)
-        // First entry with green >= qg.
-        var lo = 0, hi = n
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            if g[mid] < gq { lo = mid + 1 } else { hi = mid }
-        }
-        var best = Int32.max, bestIndex = 0
-        var up = lo, down = lo - 1
-        while up < n || down >= 0 {
-            if up < n {
-                let dg = g[up] - gq
-                if 4 * dg * dg > best { up = n } else {
-                    let dr = r[up] - rq, db = b[up] - bq
-                    let d = 3 * dr * dr + 4 * dg * dg + 2 * db * db
-                    if d < best || (d == best && Int(index[up]) < bestIndex) { best = d; bestIndex = Int(index[up]) }
-                    up += 1
+        let rq = Int32(truncatingIfNeeded: qr), gq = Int32(truncatingIfNeeded: qg), bq = Int32(truncatingIfNeeded: qb)
+        return g.withUnsafeBufferPointer { g in
+            r.withUnsafeBufferPointer { r in
+                b.withUnsafeBufferPointer { b in
+                    index.withUnsafeBufferPointer { index in
+                        // First entry with green >= qg.
+                        var lo = 0, hi = n
+                        while lo < hi {
+                            let mid = (lo &+ hi) >> 1
+                            if g[mid] < gq { lo = mid &+ 1 } else { hi = mid }
+                        }
+                        var best = Int32.max, bestIndex = 0
+                        var up = lo, down = lo &- 1
+                        while up < n || down >= 0 {
+                            if up < n {
+                                let dg = g[up] &- gq
+                                if 4 &* dg &* dg > best { up = n } else {
+                                    let dr = r[up] &- rq, db = b[up] &- bq
+                                    let d = 3 &* dr &* dr &+ 4 &* dg &* dg &+ 2 &* db &* db
+                                    if d < best || (d == best && Int(index[up]) < bestIndex) { best = d; bestIndex = Int(index[up]) }
+                                    up &+= 1
+                                }
+                            }
+                            if down >= 0 {
+                                let dg = gq &- g[down]
+                                if 4 &* dg &* dg > best { down = -1 } else {
+                                    let dr = r[down] &- rq, db = b[down] &- bq
+                                    let d = 3 &* dr &* dr &+ 4 &* dg &* dg &+ 2 &* db &* db
+                                    if d < best || (d == best && Int(index[down]) < bestIndex) { best = d; bestIndex = Int(index[down]) }
+                                    down &-= 1
+                                }
+                            }
+                        }
+                        return bestIndex
+                    }
                 }
             }
-            if down >= 0 {
-                let dg = gq - g[down]
-                if 4 * dg * dg > best { down = -1 } else {
-                    let dr = r[down] - rq, db = b[down] - bq
-                    let d = 3 * dr * dr + 4 * dg * dg + 2 * db * db
-                    if d < best || (d == best && Int(index[down]) < bestIndex) { best = d; bestIndex = Int(index[down]) }
-                    down -= 1
-                }
-            }
         }
-        return bestIndex
     }
 }

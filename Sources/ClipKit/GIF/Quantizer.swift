@@ -131,10 +131,14 @@ struct ColorHistogram: Sendable {
                 sums.withUnsafeMutableBufferPointer { sums in
                     for i in 0..<count {
                         if let mask, !mask[i] { continue }
-                        let r = Int(p[i * 4]), g = Int(p[i * 4 + 1]), b = Int(p[i * 4 + 2])
+                        // Wrapping arithmetic in this hot loop: i < width * height, key < 32768, and
+                        // the sums are at most 255 per pixel of a frame of at most Int.max / 255.
+                        let i4 = i &* 4
+                        let r = Int(p[i4]), g = Int(p[i4 &+ 1]), b = Int(p[i4 &+ 2])
                         let key = (r >> 3) << 10 | (g >> 3) << 5 | (b >> 3)
-                        counts[key] += 1
-                        sums[key * 3] += r; sums[key * 3 + 1] += g; sums[key * 3 + 2] += b
+                        counts[key] &+= 1
+                        let k3 = key &* 3
+                        sums[k3] &+= r; sums[k3 &+ 1] &+= g; sums[k3 &+ 2] &+= b
                         if !tooMany {
                             distinct.insert(UInt32(r << 16 | g << 8 | b))
                             if distinct.count > 256 { tooMany = true; distinct.removeAll() }
