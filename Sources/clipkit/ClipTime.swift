@@ -2,6 +2,8 @@
 import ClipKit
 
 enum ClipTime {
+    static let maxSeconds = 1e9
+
     /// Seconds from `2.5`, `mm:ss[.ms]` or `hh:mm:ss[.ms]`.
     static func seconds(_ text: String, option: String) throws -> Double {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
@@ -14,6 +16,10 @@ enum ClipTime {
             if i < parts.count - 1 && (value != value.rounded() || part.contains(".")) { throw invalid(text, option) }
             if i > 0 && value >= 60 { throw invalid(text, option) }
             total = total * 60 + value
+        }
+        // Past 31 years is no clip time; it would only overflow timestamp arithmetic later.
+        guard total <= ClipTime.maxSeconds else {
+            throw ClipKitError.invalidOption(name: option, reason: "'\(text)' is more than \(Int(ClipTime.maxSeconds)) seconds")
         }
         return total
     }

@@ -66,7 +66,7 @@ struct InfoCommand: ParsableCommand {
             ("input", url.path), ("kind", "video"), ("container", info.container), ("codec", info.codec),
             ("width", info.width), ("height", info.height), ("coded_width", info.codedWidth), ("coded_height", info.codedHeight),
             ("rotation", info.rotation.degrees), ("mirrored", info.rotation.isMirrored),
-            ("duration_ms", info.duration.map { Int(($0 * 1000).rounded()) }),
+            ("duration_ms", info.duration.flatMap { Int(exactly: ($0 * 1000).rounded()) }),
             ("frame_rate", info.frameRate.map { ($0 * 1000).rounded() / 1000 }),
             ("measured_frame_rate", timing.measuredFrameRate.map { ($0 * 1000).rounded() / 1000 }),
             ("variable_frame_rate", timing.isVariableFrameRate), ("frame_count", timing.frameCount),

@@ -21,6 +21,8 @@ public enum Delays {
     @inline(__always)
     public static func centiseconds(_ seconds: Double) -> Int {
         // The tiny bias keeps values like 0.1 * 3 (0.30000000000000004 or 0.29999999999999999) stable.
-        Int((seconds * 100 + 0.5 + 1e-7).rounded(.down))
+        // Clamped: a non-finite or absurd time must not trap the conversion.
+        let value = (seconds * 100 + 0.5 + 1e-7).rounded(.down)
+        return value.isNaN ? 0 : Int(max(-9e15, min(value, 9e15)))
     }
 }

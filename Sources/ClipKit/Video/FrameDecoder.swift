@@ -206,7 +206,10 @@ final class FrameDecoder: FrameProducer {
     /// Jumps to the keyframe at or before the start, so decoding forward reaches the exact frame.
     private func seekToStart(_ format: UnsafeMutablePointer<AVFormatContext>) throws {
         guard options.start > 0, timeBase > 0 else { return }
-        let target = (origin ?? 0) + Int64(options.start / timeBase)
+        let ticks = options.start / timeBase
+        // A start beyond any timestamp cannot be sought to; decoding then finds it past the end.
+        guard ticks < 4e18 else { return }
+        let target = (origin ?? 0) &+ Int64(ticks)
         if av_seek_frame(format, demuxer.streamIndex, target, AVSEEK_FLAG_BACKWARD) < 0 {
             // Not seekable: decode from the beginning instead, which reaches the same frame.
             return
