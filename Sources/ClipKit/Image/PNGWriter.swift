@@ -65,14 +65,16 @@ public enum PNGWriter {
                 row.withUnsafeMutableBufferPointer { dst in
                     dst[0] = filter.rawValue
                     var previous: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
-                    let base = y * image.width * 4
+                    // Wrapping arithmetic in this per-pixel loop: indices are within the image
+                    // and the row by the loop bounds (checked builds would test every one).
+                    let base = y &* image.width &* 4
                     for x in 0..<image.width {
-                        let i = base + x * 4, o = 1 + x * components
-                        let r = src[i], g = src[i + 1], b = src[i + 2], a = src[i + 3]
+                        let i = base &+ x &* 4, o = 1 &+ x &* components
+                        let r = src[i], g = src[i &+ 1], b = src[i &+ 2], a = src[i &+ 3]
                         dst[o] = r &- previous.0
-                        dst[o + 1] = g &- previous.1
-                        dst[o + 2] = b &- previous.2
-                        if components == 4 { dst[o + 3] = a &- previous.3 }
+                        dst[o &+ 1] = g &- previous.1
+                        dst[o &+ 2] = b &- previous.2
+                        if components == 4 { dst[o &+ 3] = a &- previous.3 }
                         if predict { previous = (r, g, b, a) }
                     }
                 }
