@@ -134,4 +134,39 @@ say still.png "64x48 PNG"
     -pix_fmt yuvj420p -q:v 2 -update 1 "$out/still.jpg"
 say still.jpg "64x48 JPEG"
 
+# 14. anamorphic.mp4: 120x120 stored, pixels 16:9 wide (SAR in the H.264 VUI and the pasp box)
+"${FF[@]}" -f lavfi -i "testsrc2=size=120x120:rate=10:duration=1" -vf setsar=16/9 -pix_fmt yuv420p \
+    "${X264[@]}" -crf 20 "${BITEXACT[@]}" -movflags +faststart "$out/anamorphic.mp4"
+say anamorphic.mp4 "H.264 120x120, SAR 16:9: shown 213x120"
+
+# 15. alpha.mov: QuickTime Animation (qtrle, argb) 96x64: transparent, an opaque red 40x24 box at (20,16)
+"${FF[@]}" -f lavfi -i "color=c=red:s=40x24:r=10:d=1,format=rgba[b];color=c=black@0.0:s=96x64:r=10:d=1,format=rgba[a];[a][b]overlay=20:16:format=auto,format=rgba" \
+    -c:v qtrle "${BITEXACT[@]}" "$out/alpha.mov"
+say alpha.mov "qtrle argb 96x64, 10 frames: transparent with an opaque red box"
+
+# 16. rotated90_scaled.mov: rotated90.mov with a movie matrix that also scales x by 2
+python3 - "$out/rotated90.mov" "$out/rotated90_scaled.mov" <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+at = data.find(b"mvhd") - 4
+assert at >= 0 and data[at + 8] == 0, "version-0 mvhd expected"
+struct.pack_into(">i", data, at + 44, 0x00020000)  # matrix a = 2.0
+open(sys.argv[2], "wb").write(data)
+PY
+say rotated90_scaled.mov "rotated90.mov, movie matrix scales x by 2 (still a 90 degree turn)"
+
+# 17. fragmented_open.mp4: counter.mp4 as fragmented MP4 (empty moov, fragments), with the
+# "unknown" 0xFFFFFFFF duration in mvhd, tkhd and mdhd as MediaRecorder and live packagers write
+"${FF[@]}" -i "$out/counter.mp4" -c copy "${BITEXACT[@]}" -movflags frag_keyframe+empty_moov+default_base_moof "$tmp/frag.mp4"
+python3 - "$tmp/frag.mp4" "$out/fragmented_open.mp4" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+for box in (b"mvhd", b"tkhd", b"mdhd"):
+    at = data.find(box)
+    assert at > 0 and data[at + 4] == 0, "version-0 box expected"
+    data[at + 20:at + 24] = b"\xff\xff\xff\xff"  # duration, after version/flags and two times (or times + id)
+open(sys.argv[2], "wb").write(data)
+PY
+say fragmented_open.mp4 "fragmented counter.mp4, header durations 0xFFFFFFFF (open-ended)"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

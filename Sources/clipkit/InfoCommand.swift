@@ -65,8 +65,10 @@ struct InfoCommand: ParsableCommand {
         return [
             ("input", url.path), ("kind", "video"), ("container", info.container), ("codec", info.codec),
             ("width", info.width), ("height", info.height), ("coded_width", info.codedWidth), ("coded_height", info.codedHeight),
+            ("sar", "\(info.sampleAspectRatio.width):\(info.sampleAspectRatio.height)"),
+            ("dar", (info.displayAspectRatio * 10000).rounded() / 10000),
             ("rotation", info.rotation.degrees), ("mirrored", info.rotation.isMirrored),
-            ("duration_ms", info.duration.flatMap { Int(exactly: ($0 * 1000).rounded()) }),
+            ("duration_ms", (info.duration ?? timing.duration).flatMap { Int(exactly: ($0 * 1000).rounded()) }),
             ("frame_rate", info.frameRate.map { ($0 * 1000).rounded() / 1000 }),
             ("measured_frame_rate", timing.measuredFrameRate.map { ($0 * 1000).rounded() / 1000 }),
             ("variable_frame_rate", timing.isVariableFrameRate), ("frame_count", timing.frameCount),
@@ -95,6 +97,9 @@ struct InfoCommand: ParsableCommand {
             var size = "  \(show(value("codec"))) in \(show(value("container"))), \(show(value("width")))x\(show(value("height")))"
             if let rotation = value("rotation") as? Int, rotation != 0 || value("mirrored") as? Bool == true {
                 size += " (stored \(show(value("coded_width")))x\(show(value("coded_height"))), rotated \(rotation)\(value("mirrored") as? Bool == true ? ", mirrored" : ""))"
+            }
+            if let sar = value("sar") as? String, sar != "1:1" {
+                size += " (stored \(show(value("coded_width")))x\(show(value("coded_height"))) with pixels \(sar), display aspect \(show(value("dar"))))"
             }
             lines.append(size)
             let duration = (value("duration_ms") as? Int).map { String(format: "%.3f s", Double($0) / 1000) } ?? "unknown"

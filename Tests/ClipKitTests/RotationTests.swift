@@ -16,6 +16,17 @@ import Testing
         #expect(Rotation(displayMatrix: [0, 0, 0, 0, 0, 0, 0, 0, 0]) == .identity)
     }
 
+    /// A 90-degree track matrix times a movie matrix that scales x by 2 (or y by 3): still a
+    /// quarter turn, as av_display_rotation_get reads it; the scale used to hide the rotation.
+    @Test func readsScaledDisplayMatrices() {
+        let scaledX = Rotation(displayMatrix: [0, 131072, 0, -65536, 0, 0, 0, 0, 1 << 30])
+        #expect(scaledX == Rotation(clockwiseDegrees: 90))
+        let scaledY = Rotation(displayMatrix: [0, -65536, 0, 196608, 0, 0, 0, 0, 1 << 30])
+        #expect(scaledY == Rotation(clockwiseDegrees: 270))
+        let mirroredScaled = Rotation(displayMatrix: [-131072, 0, 0, 0, 65536, 0, 0, 0, 1 << 30])
+        #expect(mirroredScaled == Rotation(displayMatrix: [-65536, 0, 0, 0, 65536, 0, 0, 0, 1 << 30]))
+    }
+
     @Test func turnsPixels() {
         let cw = image.applying(Rotation(clockwiseDegrees: 90))
         #expect(cw.width == 1 && cw.height == 2)

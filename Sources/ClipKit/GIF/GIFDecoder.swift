@@ -117,6 +117,11 @@ public final class GIFDecoder {
             scan.delays.append(image.delay)
             if image.localPalette != nil { scan.localPaletteCount += 1 }
             scan.declaredPixels += image.width * image.height
+            if image.transparentIndex != nil || image.disposal == .background
+                || (scan.delays.count == 1 && (image.left > 0 || image.top > 0
+                    || image.left + image.width < canvasWidth || image.top + image.height < canvasHeight)) {
+                scan.mayBeTransparent = true
+            }
         }
         scan.frames = Compositor.displayedFrames(delays: scan.delays)
         scan.loopCount = loopCount

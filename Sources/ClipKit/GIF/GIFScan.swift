@@ -17,6 +17,9 @@ public struct GIFScan: Sendable, Equatable {
     /// The sum of every image's declared area: what decoding and compositing will cost,
     /// whatever the file's size.
     public var declaredPixels = 0
+    /// Whether any displayed pixel can be transparent: an image has a transparent index, clears
+    /// to the (transparent) background, or the first image leaves part of the canvas undrawn.
+    public var mayBeTransparent = false
     /// Damage met while scanning (a missing trailer, a truncated block).
     public var warnings: [String] = []
 

@@ -19,6 +19,11 @@ public struct RGBAImage: Sendable, Equatable {
         self.init(width: width, height: height, pixels: [UInt8](repeating: 0, count: width * height * 4))
     }
 
+    /// True when every pixel is fully opaque (then RGB is enough to store it).
+    public var isOpaque: Bool {
+        pixels.withUnsafeBufferPointer { p in !stride(from: 3, to: p.count, by: 4).contains { p[$0] != 255 } }
+    }
+
     /// The pixel at (x, y) as (r, g, b, a).
     public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
         let i = (y * width + x) * 4

@@ -46,8 +46,9 @@ public struct GIFConverter: Sendable {
         read.queueCapacity = capacity
         let producer = try reader.makeProducer(options: read)
         let expected = producer.expectedCount
+        // Transparency is kept: such frames are written whole, each clearing the last.
         return try encode(producer: producer, expectedCount: expected, options: options, globalPalette: palette,
-                          transparentFrames: false, to: destination, poster: poster, capacity: capacity)
+                          transparentFrames: reader.info.hasAlpha, to: destination, poster: poster, capacity: capacity)
     }
 
     /// Assembles images (same size) shown for `delays` centiseconds each into a GIF.
@@ -132,7 +133,10 @@ public struct GIFConverter: Sendable {
         let posterImage = poster.map { _ in
             pipeline.stage("\(stageLabel).poster", from: branches[1], capacity: 1) {
                 (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<[UInt8]>) in
-                if case .frame(let first) = try input.pop() { output.push(try PNGWriter.encode(first.image, channels: .rgb)) }
+                if case .frame(let first) = try input.pop() {
+                    // Like a thumbnail: RGBA when the frame has transparent pixels.
+                    output.push(try PNGWriter.encode(first.image, channels: first.image.isOpaque ? .rgb : .rgba))
+                }
             }
         }
         var writer = GIFWriterStage(destination: destination, options: options, globalPalette: globalPalette, budget: budget)

@@ -46,11 +46,13 @@ public struct Thumbnailer: Sendable {
         self.options = options
     }
 
-    /// Writes the thumbnail of `url` to `destination` as an RGB PNG: whole or not at all, and
+    /// Writes the thumbnail of `url` to `destination` as a PNG (RGBA when it has transparent
+    /// pixels, RGB otherwise): whole or not at all, and
     /// within `options.limits.maxOutputBytes`.
     public func writeThumbnail(of url: URL, to destination: URL) throws -> ThumbnailResult {
         let image = try thumbnail(of: url)
-        let bytes = try PNGWriter.encode(image, channels: .rgb)
+        // Transparent pixels (a GIF's, a video's alpha) stay transparent; opaque pictures are RGB.
+        let bytes = try PNGWriter.encode(image, channels: image.isOpaque ? .rgb : .rgba)
         try AtomicFile.write(bytes, to: destination, budget: ByteBudget(limit: options.limits.maxOutputBytes))
         return ThumbnailResult(url: destination, width: image.width, height: image.height, bytes: bytes.count)
     }
@@ -61,7 +63,7 @@ public struct Thumbnailer: Sendable {
         let reader = try VideoReader(url: url, limits: limits, fullProbe: false)
         var read = FrameReadOptions(size: options.size)
         read.limits = limits
-        read.start = try startTime(in: reader.info, path: url.path)
+        read.start = try startTime(in: reader.info, path: url.path, limits: limits)
         // The decoder's converted and turned picture, one queued, the caller's (and a GIF's canvases).
         let output = options.size.resolve(width: reader.info.width, height: reader.info.height)
         let gifCanvases = reader.info.container == "gif" ? 2 * reader.info.width * reader.info.height * 4 : 0
@@ -93,7 +95,7 @@ public struct Thumbnailer: Sendable {
         return frame
     }
 
-    private func startTime(in info: VideoInfo, path: String) throws -> Double {
+    private func startTime(in info: VideoInfo, path: String, limits: Limits) throws -> Double {
         switch options.position {
         case .first:
             return 0
@@ -109,7 +111,8 @@ public struct Thumbnailer: Sendable {
             guard (0...1).contains(fraction) else {
                 throw ClipKitError.invalidOption(name: "--at", reason: "a percentage must be between 0% and 100%")
             }
-            guard let duration = info.duration else {
+            // No length in the header (WebM without Duration, fragmented MP4): the timestamps tell it.
+            guard let duration = try info.duration ?? StreamTiming.measure(URL(fileURLWithPath: path), limits: limits).duration else {
                 throw ClipKitError.invalidOption(name: "--at", reason: "\(path) has no known duration; give a time instead of a percentage")
             }
             // 100% is the last frame, not past the end.

@@ -55,6 +55,11 @@ final class Demuxer {
         streamIndex = index
         decoder = codec
         let stream = context.pointee.streams[Int(index)]!.pointee
+        // Cover art in an audio file is a one-picture "video" stream (chosen only when no real
+        // video is there): not a clip.
+        if stream.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 {
+            throw ClipKitError.noVideoStream(path: path)
+        }
         let parameters = stream.codecpar.pointee
         if parameters.width <= 0 || parameters.height <= 0 {
             throw ClipKitError.corrupt(path: path, reason: "video stream has no picture size")
@@ -72,11 +77,17 @@ final class Demuxer {
         } else if context.pointee.duration > 0 && context.pointee.duration != ck_av_nopts_value() {
             duration = Double(context.pointee.duration) / Double(AV_TIME_BASE)
         }
+        if let header = duration, Demuxer.isOpenEndedDuration(header) { duration = nil }
+        var aspect = av_guess_sample_aspect_ratio(context, context.pointee.streams[Int(index)], nil)
+        if aspect.num <= 0 || aspect.den <= 0 || Double(aspect.num) / Double(aspect.den) > 100 || Double(aspect.num) / Double(aspect.den) < 0.01 {
+            aspect = AVRational(num: 1, den: 1)
+        }
         let pixelFormat = AVPixelFormat(rawValue: parameters.format)
-        var formatName = "unknown", bitDepth = 8
+        var formatName = "unknown", bitDepth = 8, hasAlpha = false
         if let descriptor = av_pix_fmt_desc_get(pixelFormat) {
             formatName = String(cString: descriptor.pointee.name)
             bitDepth = Int(descriptor.pointee.comp.0.depth)
+            hasAlpha = descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
         }
         var hasAudio = false
         for i in 0..<Int(context.pointee.nb_streams) where context.pointee.streams[i]!.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO {
@@ -86,11 +97,12 @@ final class Demuxer {
             container: String(cString: context.pointee.iformat.pointee.name),
             codec: String(cString: avcodec_get_name(parameters.codec_id)),
             codedWidth: Int(parameters.width), codedHeight: Int(parameters.height),
+            sampleAspectRatio: (Int(aspect.num), Int(aspect.den)),
             rotation: rotation, duration: duration,
             frameRate: Demuxer.plausibleRate(stream.avg_frame_rate) ?? Demuxer.plausibleRate(stream.r_frame_rate),
             pixelFormat: formatName, bitDepth: bitDepth,
             frameCount: stream.nb_frames > 0 ? Int(stream.nb_frames) : nil,
-            hasAudio: hasAudio)
+            hasAudio: hasAudio, hasAlpha: hasAlpha)
     }
 
     var stream: UnsafeMutablePointer<AVStream> { format.pointee.streams[Int(streamIndex)]! }
@@ -111,6 +123,15 @@ final class Demuxer {
             found = true
         }
         return found
+    }
+
+    /// True for a header duration of 0xFFFFFFFF time-scale units (143,165 s at 30000/s): the
+    /// "unknown length" that fragmented MP4 writers (MediaRecorder, live packagers) put in their
+    /// headers. Such a clip's length comes from its timestamps instead.
+    static func isOpenEndedDuration(_ seconds: Double) -> Bool {
+        guard seconds > 3600 else { return false }
+        let scale = Double(UInt32.max) / seconds
+        return abs(scale - scale.rounded()) < 1e-3 && scale.rounded() >= 1
     }
 
     /// A frame rate, unless absent, zero or absurd (some muxers write 90000/1 or 0/0).

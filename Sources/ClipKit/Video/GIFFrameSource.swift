@@ -22,7 +22,7 @@ final class GIFFrameSource: FrameProducer {
         let total = scan.frameDelays.reduce(0, +)
         return VideoInfo(container: "gif", codec: "gif", codedWidth: scan.canvasWidth, codedHeight: scan.canvasHeight,
                          rotation: .identity, duration: Double(total) / 100, frameRate: nil, pixelFormat: "pal8",
-                         bitDepth: 8, frameCount: scan.frames.count, hasAudio: false)
+                         bitDepth: 8, frameCount: scan.frames.count, hasAudio: false, hasAlpha: scan.mayBeTransparent)
     }
 
     /// `animation` must not have shown a frame yet.

@@ -25,10 +25,12 @@ public struct Rotation: Sendable, Equatable, CustomStringConvertible {
     /// Reads an FFmpeg display matrix (nine fixed-point values, row-major). Angles are snapped to
     /// quarter turns, as the ffmpeg CLI's autorotate does.
     public init(displayMatrix m: [Int32]) {
-        let fa = Double(m[0]), fb = Double(m[1]), fc = Double(m[3]), fd = Double(m[4])
-        let snap = { (v: Double, ref: Double) -> Int in abs(v) * 2 > ref ? (v > 0 ? 1 : -1) : 0 }
-        let scale = max(abs(fa), abs(fb), abs(fc), abs(fd), 1)
-        var a = snap(fa, scale), b = snap(fb, scale), c = snap(fc, scale), d = snap(fd, scale)
+        // Each column is normalised by its own length first, as av_display_rotation_get does: a
+        // track matrix combined with a scaled movie matrix (x scaled 2, y 1) is still a quarter turn.
+        let scale0 = max(hypot(Double(m[0]), Double(m[3])), 1), scale1 = max(hypot(Double(m[1]), Double(m[4])), 1)
+        let fa = Double(m[0]) / scale0, fc = Double(m[3]) / scale0, fb = Double(m[1]) / scale1, fd = Double(m[4]) / scale1
+        let snap = { (v: Double) -> Int in abs(v) * 2 > 1 ? (v > 0 ? 1 : -1) : 0 }
+        var a = snap(fa), b = snap(fb), c = snap(fc), d = snap(fd)
         // Not a valid quarter turn (degenerate matrix): leave the pixels alone.
         if abs(a * d - b * c) != 1 { (a, b, c, d) = (1, 0, 0, 1) }
         self.init(a: a, b: b, c: c, d: d)

@@ -9,6 +9,9 @@ public struct VideoInfo: Sendable, Equatable {
     /// The stored picture size, before rotation.
     public var codedWidth: Int
     public var codedHeight: Int
+    /// The shape of one stored pixel (width, height): 1:1 for square pixels; 64:45 for a
+    /// widescreen PAL DVD, whose 720x576 pictures are shown 1024 wide.
+    public var sampleAspectRatio: (width: Int, height: Int) = (1, 1)
     /// How the stored picture is turned for display.
     public var rotation: Rotation
     /// The duration in seconds, nil when neither stream nor container knows it.
@@ -22,8 +25,28 @@ public struct VideoInfo: Sendable, Equatable {
     /// Frame count from the headers, when the container stores one.
     public var frameCount: Int?
     public var hasAudio: Bool
+    /// Whether pictures can have transparent pixels (a pixel format with alpha, a GIF with
+    /// transparency): outputs then keep it.
+    public var hasAlpha = false
 
-    /// The upright size, after rotation.
-    public var width: Int { rotation.outputSize(width: codedWidth, height: codedHeight).width }
-    public var height: Int { rotation.outputSize(width: codedWidth, height: codedHeight).height }
+    /// The stored picture as shown, in square pixels, before rotation: the width is stretched
+    /// (or narrowed) by the sample aspect ratio, as ffmpeg's `scale=iw*sar:ih` and players do.
+    public var displayWidth: Int {
+        guard sampleAspectRatio != (1, 1), sampleAspectRatio.height > 0 else { return codedWidth }
+        return max(1, Int((Double(codedWidth) * Double(sampleAspectRatio.width) / Double(sampleAspectRatio.height)).rounded()))
+    }
+
+    /// The display aspect ratio of the upright picture (width / height).
+    public var displayAspectRatio: Double { Double(width) / Double(max(height, 1)) }
+
+    /// The upright size in square pixels: after the sample aspect ratio and rotation.
+    public var width: Int { rotation.outputSize(width: displayWidth, height: codedHeight).width }
+    public var height: Int { rotation.outputSize(width: displayWidth, height: codedHeight).height }
+
+    public static func == (a: VideoInfo, b: VideoInfo) -> Bool {
+        a.container == b.container && a.codec == b.codec && a.codedWidth == b.codedWidth && a.codedHeight == b.codedHeight
+            && a.sampleAspectRatio == b.sampleAspectRatio && a.rotation == b.rotation && a.duration == b.duration
+            && a.frameRate == b.frameRate && a.pixelFormat == b.pixelFormat && a.bitDepth == b.bitDepth
+            && a.frameCount == b.frameCount && a.hasAudio == b.hasAudio
+    }
 }

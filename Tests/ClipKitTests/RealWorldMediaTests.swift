@@ -1,0 +1,109 @@
+// Real-world media classes as players show them: anamorphic pixels, alpha, transparent GIFs, scaled display matrices, open-ended durations.
+import Foundation
+import Testing
+import TestSupport
+@testable import ClipKit
+
+@Suite struct RealWorldMediaTests {
+    func alphaCount(_ image: RGBAImage) -> Int {
+        stride(from: 3, to: image.pixels.count, by: 4).filter { image.pixels[$0] == 0 }.count
+    }
+
+    /// 120x120 stored with 16:9 pixels is shown 213x120 (players and ffmpeg's `scale=iw*sar:ih`).
+    @Test func anamorphicClipsComeOutAtTheirDisplayAspect() throws {
+        let url = Fixture.url("video/anamorphic.mp4")
+        let reader = try VideoReader(url: url)
+        #expect(reader.info.sampleAspectRatio == (16, 9))
+        #expect((reader.info.width, reader.info.height) == (213, 120))
+        let thumb = try Thumbnailer().thumbnail(of: url)
+        #expect((thumb.width, thumb.height) == (213, 120))
+        let out = Fixture.scratchDirectory().appendingPathComponent("a.gif")
+        let gif = try GIFConverter().convert(video: url, to: out)
+        #expect((gif.width, gif.height) == (213, 120))
+        // Without headers' help (no full probe) the container's pasp box still gives the shape.
+        let quick = try VideoReader(url: url, maxPixels: 1 << 24, fullProbe: false)
+        #expect(quick.info.width == 213)
+    }
+
+    /// Video with alpha keeps it: transparent where the source is, the red box opaque.
+    @Test func videoAlphaSurvivesGIFAndThumbnail() throws {
+        let url = Fixture.url("video/alpha.mov")
+        #expect(try VideoReader(url: url).info.hasAlpha)
+        let dir = Fixture.scratchDirectory()
+        var options = GIFOptions()
+        options.size = .original
+        _ = try GIFConverter(options: options).convert(video: url, to: dir.appendingPathComponent("a.gif"),
+                                                       poster: dir.appendingPathComponent("p.png"))
+        let frame = try #require(try GIFAnimation(url: dir.appendingPathComponent("a.gif")).next())
+        #expect(alphaCount(frame.canvas) == 96 * 64 - 40 * 24)
+        #expect(frame.canvas.pixel(x: 30, y: 20) == (255, 0, 0, 255))
+        let thumbURL = dir.appendingPathComponent("t.png")
+        _ = try Thumbnailer(options: ThumbnailOptions(size: .original)).writeThumbnail(of: url, to: thumbURL)
+        for png in [thumbURL, dir.appendingPathComponent("p.png")] {
+            let image = try PNGReader.read(png)
+            #expect(alphaCount(image) == 96 * 64 - 40 * 24, "\(png.lastPathComponent)")
+            #expect(image.pixel(x: 2, y: 2).a == 0 && image.pixel(x: 30, y: 20) == (255, 0, 0, 255))
+        }
+    }
+
+    /// A GIF whose first image does not cover the canvas, with a transparent index: gif (GIF to
+    /// GIF) and thumb keep exactly the pixels explode shows as transparent.
+    @Test func gifTransparencySurvivesGIFToGIF() throws {
+        let url = Fixture.url("hostile/gif_partial_transparent_first.gif")
+        let source = try GIFAnimation(url: url)
+        var expected: [RGBAImage] = []
+        while let frame = try source.next() { expected.append(frame.canvas) }
+        let out = Fixture.scratchDirectory().appendingPathComponent("t.gif")
+        var options = GIFOptions()
+        options.size = .original
+        options.fps = 50
+        _ = try GIFConverter(options: options).convert(video: url, to: out)
+        let written = try GIFAnimation(url: out)
+        var shown: [RGBAImage] = []
+        while let frame = try written.next() { shown.append(frame.canvas) }
+        #expect(alphaCount(shown[0]) == alphaCount(expected[0]) && alphaCount(expected[0]) > 0)
+        let sourceAlpha = { (image: RGBAImage) in stride(from: 3, to: image.pixels.count, by: 4).map { image.pixels[$0] } }
+        #expect(sourceAlpha(shown[0]) == sourceAlpha(expected[0]))
+        #expect(sourceAlpha(shown.last!) == sourceAlpha(expected.last!))
+        let thumb = try Thumbnailer(options: ThumbnailOptions(size: .original)).thumbnail(of: url)
+        #expect(sourceAlpha(thumb) == sourceAlpha(expected[0]))
+    }
+
+    /// A 90-degree track matrix with a movie matrix that scales x by 2: the rotation is kept
+    /// (libavformat turns the scale into a 2:1 sample aspect ratio).
+    @Test func scaledDisplayMatrixKeepsTheRotation() throws {
+        let plain = try VideoReader(url: Fixture.url("video/rotated90.mov")).info
+        let scaled = try VideoReader(url: Fixture.url("video/rotated90_scaled.mov")).info
+        #expect(scaled.rotation == plain.rotation && scaled.rotation.degrees == 90)
+        #expect(scaled.height > scaled.width, "portrait, as the rotation asks: \(scaled.width)x\(scaled.height)")
+        let a = try Thumbnailer(options: ThumbnailOptions(size: .original)).thumbnail(of: Fixture.url("video/rotated90.mov"))
+        let b = try Thumbnailer(options: ThumbnailOptions(size: .original)).thumbnail(of: Fixture.url("video/rotated90_scaled.mov"))
+        // Same corners, twice as tall.
+        #expect(b.height == 2 * a.height && b.width == a.width)
+        for (x, y) in [(5, 5), (a.width - 5, 5), (5, a.height - 5), (a.width - 5, a.height - 5)] {
+            let p = a.pixel(x: x, y: y), q = b.pixel(x: x, y: y * 2)
+            #expect(abs(Int(p.r) - Int(q.r)) < 24 && abs(Int(p.g) - Int(q.g)) < 24 && abs(Int(p.b) - Int(q.b)) < 24)
+        }
+    }
+
+    /// Fragmented MP4 writers put 0xFFFFFFFF ("unknown") in the duration fields: that is not a
+    /// 39-hour clip for --max-duration, and --at 50% measures the length from the timestamps.
+    @Test func openEndedHeaderDurationIsIgnored() throws {
+        let url = Fixture.url("video/fragmented_open.mp4")
+        #expect(Demuxer.isOpenEndedDuration(Double(UInt32.max) / 15360))
+        #expect(!Demuxer.isOpenEndedDuration(7200) && !Demuxer.isOpenEndedDuration(4))
+        let info = try VideoReader(url: url).info
+        #expect(info.duration == nil, "\(String(describing: info.duration))")
+        let dir = Fixture.scratchDirectory()
+        var options = GIFOptions()
+        options.limits.maxDuration = 10
+        let gif = try GIFConverter(options: options).convert(video: url, to: dir.appendingPathComponent("o.gif"))
+        // Fragments carry no edit list: timestamps start at 0.067 s (the B-frame delay).
+        #expect(abs(gif.durationCentiseconds - 400) <= 4, "\(gif.durationCentiseconds) cs")
+        let measured = try #require(try StreamTiming.measure(url).duration)
+        #expect(abs(measured - 4) < 0.1, "\(measured) s")
+        // --at 50% takes the length from the timestamps instead of refusing.
+        let middle = try Thumbnailer(options: ThumbnailOptions(position: .fraction(0.5))).thumbnail(of: url)
+        #expect(middle.width == 160 && middle.height == 120)
+    }
+}
