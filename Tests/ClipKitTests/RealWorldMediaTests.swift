@@ -106,4 +106,26 @@ import TestSupport
         let middle = try Thumbnailer(options: ThumbnailOptions(position: .fraction(0.5))).thumbnail(of: url)
         #expect(middle.width == 160 && middle.height == 120)
     }
+
+    /// LZW minimum code sizes 9 to 11 (outside GIF89a, read by browsers, Pillow, ffmpeg and
+    /// gifsicle) decode; the three fixtures encode one image, so they must agree pixel for pixel.
+    @Test func largeMinimumCodeSizesDecode() throws {
+        var canvases: [RGBAImage] = []
+        for size in 9...11 {
+            let animation = try GIFAnimation(url: Fixture.url("hostile/gif_min_code_size_\(size).gif"))
+            canvases.append(try #require(try animation.next()).canvas)
+            #expect(animation.warnings.isEmpty, "\(size): \(animation.warnings)")
+        }
+        #expect(canvases[0] == canvases[1] && canvases[1] == canvases[2])
+        let greys = Set(stride(from: 0, to: canvases[0].pixels.count, by: 4).map { canvases[0].pixels[$0] })
+        #expect(greys.count > 50, "a gradient, not a flat or garbage picture: \(greys.count) levels")
+    }
+
+    /// With no colour table at all, the transparent index is still transparent.
+    @Test func transparentIndexWithoutAnyPalette() throws {
+        let clear = try #require(try GIFAnimation(url: Fixture.url("hostile/gif_no_palette_transparent.gif")).next()).canvas
+        #expect(alphaCount(clear) == 16 * 16)
+        let mixed = try #require(try GIFAnimation(url: Fixture.url("hostile/gif_no_palette_mixed.gif")).next()).canvas
+        #expect(alphaCount(mixed) == 8 * 16, "the checker's transparent half")
+    }
 }

@@ -6,7 +6,7 @@
 /// background index, and "restore to background" clears the image's rectangle to transparent.
 /// Images are clipped to the canvas. Pixel indices beyond the palette are drawn opaque black
 /// (as Chrome does; Firefox instead wraps them into the palette); a transparent index beyond
-/// the palette is ignored. Memory: the canvas, plus one saved rectangle for "restore previous".
+/// the palette is ignored, unless the image has no palette at all. Memory: the canvas, plus one saved rectangle for "restore previous".
 public struct Compositor {
     public let width: Int
     public let height: Int
@@ -148,7 +148,9 @@ public struct Compositor {
                 }
             }
             for i in count..<256 { colours[i] = 0xFF00_0000 }
-            if let transparent = frame.transparentIndex, transparent < count { colours[transparent] = 0 }
+            // A transparent index beyond the table is ignored, as browsers do, except when there is
+            // no table at all: then it is the one colour the image defines.
+            if let transparent = frame.transparentIndex, transparent < count || count == 0 { colours[transparent] = 0 }
         }
     }
 

@@ -253,7 +253,8 @@ public final class GIFDecoder {
             truncated("in image \(index), before its pixels (all \(total) are transparent)")
             return
         }
-        guard (1...8).contains(codeSize) else {
+        // 9 to 11 leave room for the 12-bit codes GIF allows; larger cannot be decoded.
+        guard (1...11).contains(codeSize) else {
             if index == 0 { throw ClipKitError.corrupt(path: url.path, reason: "image 0 has an invalid LZW code size \(codeSize)") }
             warn("image \(index) has an invalid LZW code size \(codeSize); it is transparent")
             skipSubBlocks(context: "in image \(index)")

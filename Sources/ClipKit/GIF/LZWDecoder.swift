@@ -51,15 +51,17 @@ final class LZWDecoder {
 
     deinit { storage.deallocate() }
 
-    /// Prepares for a new image whose data starts with `minimumCodeSize` (1...8, checked by the caller).
+    /// Prepares for a new image whose data starts with `minimumCodeSize` (1...11, checked by the
+    /// caller). Sizes 9 to 11 are outside GIF89a but written by some encoders and read by
+    /// browsers, Pillow, ffmpeg and gifsicle: their literals above 255 keep their low byte.
     func reset(minimumCodeSize: Int) {
         clearCode = 1 << minimumCodeSize
         // The literals: an earlier image with a smaller code size may have used these slots.
         for code in 0..<clearCode {
             prefix[code] = 0
             lengths[code] = 1
-            suffix[code] = UInt8(code)
-            first[code] = UInt8(code)
+            suffix[code] = UInt8(truncatingIfNeeded: code)
+            first[code] = UInt8(truncatingIfNeeded: code)
         }
         codeSize = minimumCodeSize + 1
         nextCode = clearCode + 2
