@@ -169,4 +169,10 @@ open(sys.argv[2], "wb").write(data)
 PY
 say fragmented_open.mp4 "fragmented counter.mp4, header durations 0xFFFFFFFF (open-ended)"
 
+# 18. still_over_audio.mp4: one H.264 picture (0.04 s) over 3 s of audio: a title card
+"${FF[@]}" -f lavfi -i "testsrc2=size=64x48:rate=25:duration=1" -frames:v 1 "${X264[@]}" "${BITEXACT[@]}" "$tmp/one.mp4"
+"${FF[@]}" -f lavfi -i "sine=d=3" -c:a aac "${BITEXACT[@]}" "$tmp/a3.m4a"
+"${FF[@]}" -i "$tmp/one.mp4" -i "$tmp/a3.m4a" -c copy -map 0:v -map 1:a "${BITEXACT[@]}" "$out/still_over_audio.mp4"
+say still_over_audio.mp4 "one 64x48 picture over 3 s of audio"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

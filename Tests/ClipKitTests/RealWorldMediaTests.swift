@@ -128,4 +128,11 @@ import TestSupport
         let mixed = try #require(try GIFAnimation(url: Fixture.url("hostile/gif_no_palette_mixed.gif")).next()).canvas
         #expect(alphaCount(mixed) == 8 * 16, "the checker's transparent half")
     }
+
+    /// One picture over 3 s of audio (a title card) lasts the clip, not one frame's 4 cs.
+    @Test func singlePictureLastsTheClip() throws {
+        let out = Fixture.scratchDirectory().appendingPathComponent("s.gif")
+        let gif = try GIFConverter().convert(video: Fixture.url("video/still_over_audio.mp4"), to: out)
+        #expect(gif.frameCount == 1 && gif.durationCentiseconds == 300)
+    }
 }

@@ -9,6 +9,8 @@ final class Demuxer {
     var format: UnsafeMutablePointer<AVFormatContext> { context.pointer }
     let streamIndex: Int32
     let info: VideoInfo
+    /// The whole file's length (the longest stream, audio included), when known.
+    let containerDuration: Double?
     let decoder: UnsafePointer<AVCodec>
 
     init(url: URL, maxPixels: Int = 100_000_000, deadline: Deadline = .none, fullProbe: Bool = true) throws {
@@ -78,6 +80,12 @@ final class Demuxer {
             duration = Double(context.pointee.duration) / Double(AV_TIME_BASE)
         }
         if let header = duration, Demuxer.isOpenEndedDuration(header) { duration = nil }
+        var whole: Double?
+        if context.pointee.duration > 0 && context.pointee.duration != ck_av_nopts_value() {
+            whole = Double(context.pointee.duration) / Double(AV_TIME_BASE)
+            if let value = whole, Demuxer.isOpenEndedDuration(value) { whole = nil }
+        }
+        containerDuration = whole
         var aspect = av_guess_sample_aspect_ratio(context, context.pointee.streams[Int(index)], nil)
         if aspect.num <= 0 || aspect.den <= 0 || Double(aspect.num) / Double(aspect.den) > 100 || Double(aspect.num) / Double(aspect.den) < 0.01 {
             aspect = AVRational(num: 1, den: 1)

@@ -186,6 +186,11 @@ final class FrameDecoder: FrameProducer {
         guard let lastTime else { return 0 }
         let step = lastDelta > 0 ? lastDelta : 1 / (demuxer.info.frameRate ?? 25)
         let byFrames = lastTime + step
+        // A single picture (a title card, a still over audio) is shown for the whole clip.
+        if decoded == 1, let whole = [demuxer.info.duration, demuxer.containerDuration].compactMap({ $0 }).max(),
+           whole > lastTime {
+            return whole
+        }
         if let duration = demuxer.info.duration, duration > lastTime, duration < lastTime + 4 * step {
             return duration
         }
