@@ -73,9 +73,13 @@ final class FrameDecoder: FrameProducer {
     private var decoded = 0
     private var stopped = false
     private var firstPacketError: String?
+    /// Whether a pass has sought or read (a later pass from the beginning must then rewind).
+    private var demuxerMoved = false
 
+    /// Runs decode passes until one reaches the start cleanly: a pass that has to be given up
+    /// (see `decodePass`) is followed by one from an earlier point (`SeekPlan`), finally from
+    /// the very beginning, which is what a full decode shows.
     private func decodeAll(into sequence: inout FrameOutput) throws {
-        let format = demuxer.format, codec = self.codec
         let path = demuxer.path
         var packet = av_packet_alloc()
         var frame = av_frame_alloc()
@@ -86,16 +90,59 @@ final class FrameDecoder: FrameProducer {
             av_frame_free(&candidate)
         }
         guard let packet, let frame else { throw ClipKitError.internalFailure(path: path, reason: "out of memory") }
-        try seekToStart(format)
+        var plan = SeekPlan(start: options.start)
         var hasCandidate = false
+        while true {
+            hasCandidate = false
+            let clean = try decodePass(from: plan.point, packet: packet, frame: frame, hasCandidate: &hasCandidate, into: &sequence)
+            if clean || !plan.advance() { break }
+            // Start over from an earlier point: nothing of this pass was queued.
+            av_frame_unref(candidate)
+            lastTime = nil
+            lastDelta = 0
+            decoded = 0
+            stopped = false
+            sampler = FrameSampler(start: options.start, end: options.end, interval: options.fps.map { 1 / $0 })
+        }
+        let end = clipEnd()
+        if hasCandidate && !stopped {
+            try emit(nextTime: nil, clipEnd: end, sequence: &sequence)
+        }
+        if sequence.pushedCount == 0 {
+            if decoded == 0 {
+                throw ClipKitError.corrupt(path: path, reason: firstPacketError.map { "no frame could be decoded (\($0))" } ?? "no frame could be decoded")
+            }
+            if let lastTime, lastTime < options.start {
+                throw ClipKitError.startPastEnd(path: path, start: options.start, duration: end)
+            }
+            throw ClipKitError.noFrames(path: path, reason: "no frame in the requested range")
+        }
+        let outputEnd = min(options.end ?? end, end)
+        sequence.end(duration: max(outputEnd - options.start, 0))
+    }
+
+    /// One pass of FFmpeg's demux/decode loop from `point`. False when the pass must be given up
+    /// before it queued anything, because the seek point was no place to start decoding: the
+    /// seek failed, the first frame decoded lies after the start (the demuxer's keyframe was
+    /// late), a frame came out damaged (a "keyframe" that needs earlier frames), or nothing
+    /// decoded at all. Decoded timestamps decide, never packet flags. From the beginning no
+    /// pass is given up: damage there is the file's own.
+    private func decodePass(from point: SeekPlan.Point, packet: UnsafeMutablePointer<AVPacket>, frame: UnsafeMutablePointer<AVFrame>,
+                            hasCandidate: inout Bool, into sequence: inout FrameOutput) throws -> Bool {
+        let format = demuxer.format, codec = self.codec
+        let path = demuxer.path
+        let mayGiveUp = point != .beginning
+        guard seek(format, to: point) || !mayGiveUp else { return false }
+        var givenUp = false
 
         func receiveFrames() throws {
-            while !stopped {
+            while !stopped && !givenUp {
                 let status = avcodec_receive_frame(codec, frame)
                 if status == ck_averror_eagain() || status == ck_averror_eof() { return }
                 if status < 0 {
                     // A damaged frame: keep what decoded so far, as players do.
                     firstPacketError = firstPacketError ?? ffmpegMessage(status)
+                    if mayGiveUp && sequence.pushedCount == 0 { givenUp = true }
                     return
                 }
                 decoded += 1
@@ -103,6 +150,11 @@ final class FrameDecoder: FrameProducer {
                 try options.limits.checkPixels(width: Int(frame.pointee.width), height: Int(frame.pointee.height),
                                                what: "decoded frame", path: path)
                 let time = presentationTime(of: frame)
+                let damaged = frame.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 || frame.pointee.decode_error_flags != 0
+                if mayGiveUp && sequence.pushedCount == 0 && (damaged || (decoded == 1 && time > options.start + FrameSampler.epsilon)) {
+                    givenUp = true
+                    return
+                }
                 try options.checkTimestamp(time, path: demuxer.path)
                 if let last = lastTime, time > last { lastDelta = time - last }
                 lastTime = time
@@ -121,7 +173,7 @@ final class FrameDecoder: FrameProducer {
             }
         }
 
-        while !stopped {
+        while !stopped && !givenUp {
             try options.limits.checkDeadline(path)
             let status = av_read_frame(format, packet)
             if status < 0 { break }  // end of file, or a truncated one: decode what we have
@@ -136,6 +188,7 @@ final class FrameDecoder: FrameProducer {
             }
             try receiveFrames()
         }
+        if givenUp { return false }
         // The deadline also interrupts av_read_frame, which then looks like the end of the file.
         try options.limits.checkDeadline(path)
         if !stopped {
@@ -143,21 +196,8 @@ final class FrameDecoder: FrameProducer {
             avcodec_send_packet(codec, nil)
             try receiveFrames()
         }
-        let end = clipEnd()
-        if hasCandidate && !stopped {
-            try emit(nextTime: nil, clipEnd: end, sequence: &sequence)
-        }
-        if sequence.pushedCount == 0 {
-            if decoded == 0 {
-                throw ClipKitError.corrupt(path: path, reason: firstPacketError.map { "no frame could be decoded (\($0))" } ?? "no frame could be decoded")
-            }
-            if let lastTime, lastTime < options.start {
-                throw ClipKitError.startPastEnd(path: path, start: options.start, duration: end)
-            }
-            throw ClipKitError.noFrames(path: path, reason: "no frame in the requested range")
-        }
-        let outputEnd = min(options.end ?? end, end)
-        sequence.end(duration: max(outputEnd - options.start, 0))
+        if givenUp || (mayGiveUp && decoded == 0) { return false }
+        return true
     }
 
     /// Converts the candidate frame once and queues it for each output place it fills.
@@ -208,17 +248,26 @@ final class FrameDecoder: FrameProducer {
         codec.pointee.skip_frame = needed ? AVDISCARD_DEFAULT : AVDISCARD_NONREF
     }
 
-    /// Jumps to the keyframe at or before the start, so decoding forward reaches the exact frame.
-    private func seekToStart(_ format: UnsafeMutablePointer<AVFormatContext>) throws {
-        guard options.start > 0, timeBase > 0 else { return }
-        let ticks = options.start / timeBase
-        // A start beyond any timestamp cannot be sought to; decoding then finds it past the end.
-        guard ticks < 4e18 else { return }
-        let target = (origin ?? 0) &+ Int64(ticks)
-        if av_seek_frame(format, demuxer.streamIndex, target, AVSEEK_FLAG_BACKWARD) < 0 {
-            // Not seekable: decode from the beginning instead, which reaches the same frame.
-            return
+    /// Moves the demuxer to `point` and empties the decoder. False when the demuxer cannot.
+    private func seek(_ format: UnsafeMutablePointer<AVFormatContext>, to point: SeekPlan.Point) -> Bool {
+        switch point {
+        case .beginning:
+            // The first pass from the beginning needs no seek; a later one rewinds.
+            guard demuxerMoved else { return true }
+            let origin = self.origin ?? 0
+            if avformat_seek_file(format, demuxer.streamIndex, Int64.min, origin, origin, 0) < 0
+                && av_seek_frame(format, -1, 0, AVSEEK_FLAG_BYTE) < 0 {
+                return false
+            }
+        case .before(let seconds):
+            demuxerMoved = true
+            guard timeBase > 0 else { return false }
+            let ticks = seconds / timeBase
+            // A start beyond any timestamp cannot be sought to; decoding then finds it past the end.
+            guard ticks < 4e18 else { return false }
+            if av_seek_frame(format, demuxer.streamIndex, (origin ?? 0) &+ Int64(ticks), AVSEEK_FLAG_BACKWARD) < 0 { return false }
         }
         avcodec_flush_buffers(codec)
+        return true
     }
 }
