@@ -76,15 +76,20 @@ sanitize: deps
 	if [ $$status = 0 ]; then echo "sanitize: all stages passed"; else echo "sanitize: a stage failed (see above)"; fi; \
 	exit $$status
 
-# libFuzzer over the GIF decoder and the manifest/PNG readers, seeded from the fixtures.
+# libFuzzer over the GIF decoder, the manifest/PNG readers and the video demux/decode path, seeded
+# from the fixtures (the manifest corpus with real frames.json files from Fixtures/fuzz/manifests,
+# the video corpus with the clips of Fixtures/video and Fixtures/bad up to 20 KB).
 # FUZZ_TIME seconds each (default 600). Crashes land in Fuzz/artifacts/; keep each one as a
 # regression fixture in Fixtures/fuzz/ (the tests run the decoders over that folder).
 FUZZ_TIME ?= 600
 fuzz: deps
 	CLIPKIT_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product GIFDecoderFuzz
 	CLIPKIT_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product ManifestFuzz
-	mkdir -p Fuzz/corpus/gif Fuzz/corpus/manifest Fuzz/artifacts
+	CLIPKIT_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product VideoDecodeFuzz
+	mkdir -p Fuzz/corpus/gif Fuzz/corpus/manifest Fuzz/corpus/video Fuzz/artifacts
 	cp -n Fixtures/gif/*.gif Fixtures/gif-test-suite/gifs/*.gif Fixtures/fuzz/*.gif Fuzz/corpus/gif/ 2>/dev/null || true
-	cp -n Fixtures/gif/expected/*.png Fixtures/video/still.png Fuzz/corpus/manifest/ 2>/dev/null || true
+	cp -n Fixtures/gif/expected/*.png Fixtures/video/still.png Fixtures/fuzz/manifests/*.json Fuzz/corpus/manifest/ 2>/dev/null || true
+	find Fixtures/video Fixtures/bad -maxdepth 1 -type f -size -20k ! -name '*.md' -exec cp -n {} Fuzz/corpus/video/ \;
 	.build-fuzz/debug/GIFDecoderFuzz Fuzz/corpus/gif -max_total_time=$(FUZZ_TIME) -max_len=8192 -artifact_prefix=Fuzz/artifacts/gif- -print_final_stats=1
 	.build-fuzz/debug/ManifestFuzz Fuzz/corpus/manifest -max_total_time=$(FUZZ_TIME) -max_len=8192 -artifact_prefix=Fuzz/artifacts/manifest- -print_final_stats=1
+	.build-fuzz/debug/VideoDecodeFuzz Fuzz/corpus/video -max_total_time=$(FUZZ_TIME) -max_len=20480 -timeout=20 -artifact_prefix=Fuzz/artifacts/video- -print_final_stats=1

@@ -56,9 +56,13 @@ if fuzzing {
         .executableTarget(name: "ManifestFuzz", dependencies: ["ClipKit", "FuzzDriver"], path: "Fuzz/ManifestFuzz",
                           swiftSettings: [.unsafeFlags(["-parse-as-library", "-sanitize=fuzzer,address"])],
                           linkerSettings: [.unsafeFlags(["-sanitize=address", "-Xlinker", fuzzer, "-lstdc++"])]),
+        .executableTarget(name: "VideoDecodeFuzz", dependencies: ["ClipKit", "FuzzDriver"], path: "Fuzz/VideoDecodeFuzz",
+                          swiftSettings: [.unsafeFlags(["-parse-as-library", "-sanitize=fuzzer,address"])],
+                          linkerSettings: [.unsafeFlags(["-sanitize=address", "-Xlinker", fuzzer, "-lstdc++"])]),
     ]
     package.products += [
         .executable(name: "GIFDecoderFuzz", targets: ["GIFDecoderFuzz"]),
         .executable(name: "ManifestFuzz", targets: ["ManifestFuzz"]),
+        .executable(name: "VideoDecodeFuzz", targets: ["VideoDecodeFuzz"]),
     ]
 }
