@@ -55,7 +55,10 @@ struct InfoCommand: ParsableCommand {
             return [
                 ("input", url.path), ("kind", "gif"), ("width", gif.width), ("height", gif.height),
                 ("frame_count", gif.frameCount), ("image_count", gif.imageCount), ("loop_count", gif.loopCount),
-                ("duration_ms", gif.durationCentiseconds * 10), ("delay_min_cs", gif.minimumDelay),
+                // As browsers play it (delays under 2 cs last 10 cs), as gif and thumb time it;
+                // the stored sum beside it.
+                ("duration_ms", gif.playedDurationCentiseconds * 10), ("stored_duration_ms", gif.durationCentiseconds * 10),
+                ("delay_min_cs", gif.minimumDelay),
                 ("delay_max_cs", gif.maximumDelay), ("palette", gif.paletteKind),
                 ("warnings", gif.warnings),
             ]

@@ -40,7 +40,9 @@ struct InputRunner {
         var inputs: [BatchInput] = []
         var destinations: [URL] = []
         try Self.validate {
-            inputs = InputScanner(recursive: batch.recursive, followLinks: batch.followLinks).expand(paths)
+            var scanner = InputScanner(recursive: batch.recursive, followLinks: batch.followLinks)
+            if let output { scanner.excluded = [URL(fileURLWithPath: output).standardizedFileURL.path] }
+            inputs = scanner.expand(paths)
             for input in inputs { destinations.append(try destination(for: input, output: output, inputCount: inputs.count)) }
             // Two inputs with one output name (a.mp4 and a.mov) would overwrite each other: refuse
             // before anything runs.

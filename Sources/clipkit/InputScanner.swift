@@ -28,6 +28,9 @@ struct InputScanner {
     var recursive: Bool
     var followLinks = false
     var deadline = Deadline.none
+    /// Directories not searched: the output directory when it lies inside an input directory,
+    /// so a rerun does not take last run's outputs for inputs.
+    var excluded: Set<String> = []
 
     /// Files stay as given (checked later, one error each). A directory gives the media files in
     /// it, recognised by content (`MediaProbe`), sorted by name; with `recursive`, those in its
@@ -67,6 +70,24 @@ struct InputScanner {
         var files = Set<[UInt64]>()
     }
 
+    /// The visible entries of a directory, sorted, read with readdir so that names which are not
+    /// UTF-8 are seen too (as lossy names, second list) instead of vanishing.
+    static func entries(of path: String) -> (names: [String], notUTF8: [String]) {
+        guard let stream = opendir(path) else { return ([], []) }
+        defer { closedir(stream) }
+        var names: [String] = [], lossy: [String] = []
+        while let entry = readdir(stream) {
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+            guard let first = bytes.first, first != UInt8(ascii: ".") else { continue }
+            if let name = String(validating: bytes, as: UTF8.self) {
+                names.append(name)
+            } else {
+                lossy.append(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        return (names.sorted(), lossy.sorted())
+    }
+
     /// Deeper trees than this are not searched (a loop through links, were they followed).
     static let maxDepth = 64
 
@@ -75,10 +96,14 @@ struct InputScanner {
         var info = stat()
         guard stat(directory.path, &info) == 0, walk.directories.insert([UInt64(info.st_dev), UInt64(info.st_ino)]).inserted,
               depth <= Self.maxDepth else { return [] }
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
-            .filter { !$0.hasPrefix(".") }
-            .sorted()
+        let (names, unnamed) = Self.entries(of: directory.path)
         var files: [BatchInput] = [], directories: [String] = []
+        // A name that is not UTF-8 cannot be handed on as a path: reported, not silently skipped.
+        for lossy in unnamed {
+            files.append(BatchInput(url: directory.appendingPathComponent(lossy), relativeDirectory: relative,
+                                    problem: .unreadable(path: directory.appendingPathComponent(lossy).path,
+                                                         reason: "its name is not valid UTF-8; rename it")))
+        }
         for name in names {
             let url = directory.appendingPathComponent(name)
             var link = stat(), target = stat()
@@ -86,6 +111,7 @@ struct InputScanner {
             let isLink = link.st_mode & S_IFMT == S_IFLNK
             switch target.st_mode & S_IFMT {
             case S_IFDIR:
+                if excluded.contains(url.standardizedFileURL.path) { continue }
                 if !isLink || followLinks { directories.append(name) }
             case S_IFREG:
                 if isLink && !followLinks {

@@ -18,6 +18,10 @@ struct Ditherer {
     let method: DitherMethod
     private var lookup: NearestColorLookup
 
+    /// Past this, the remaining rows are left at the transparent index: the caller checks the
+    /// deadline after the call and throws, so a huge frame cannot hold a stage past `--timeout`.
+    var deadline = Deadline.none
+
     init(palette: Palette, method: DitherMethod) {
         self.palette = palette
         self.method = method
@@ -44,6 +48,7 @@ struct Ditherer {
         let w = image.width
         image.pixels.withUnsafeBufferPointer { p in
             for y in 0..<rect.height {
+                if y & 63 == 63 && deadline.hasPassed { break }
                 for x in 0..<rect.width {
                     let i = (rect.y + y) * w + rect.x + x
                     if let mask, !mask[i] { continue }
@@ -81,6 +86,7 @@ struct Ditherer {
         let offsets = Self.bayer8.map { Int(((Double($0) + 0.5) / 64 - 0.5) * strength) }
         image.pixels.withUnsafeBufferPointer { p in
             for y in 0..<rect.height {
+                if y & 63 == 63 && deadline.hasPassed { break }
                 let sy = rect.y + y
                 for x in 0..<rect.width {
                     let sx = rect.x + x
@@ -111,6 +117,7 @@ struct Ditherer {
             pal.withUnsafeBufferPointer { pal in
                 out.withUnsafeMutableBufferPointer { out in
                     for y in 0..<rect.height {
+                        if y & 63 == 63 && deadline.hasPassed { break }
                         let leftToRight = y % 2 == 0
                         let sy = rect.y + y
                         currentRow.withUnsafeMutableBufferPointer { current in

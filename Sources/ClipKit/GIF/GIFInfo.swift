@@ -11,7 +11,11 @@ public struct GIFInfo: Sendable, Equatable {
     public var frameCount: Int
     /// NETSCAPE2.0/ANIMEXTS1.0 loop count (0 = forever), nil when absent (plays once).
     public var loopCount: Int?
+    /// The sum of the stored delays.
     public var durationCentiseconds: Int
+    /// How long browsers play one loop: a frame whose delays add up to under 2 cs lasts 10 cs.
+    /// This is the length `gif`, `thumb --at` and `--max-duration` use.
+    public var playedDurationCentiseconds: Int
     public var minimumDelay: Int
     public var maximumDelay: Int
     /// "global", "local" or "global+local".
@@ -31,7 +35,8 @@ public struct GIFInfo: Sendable, Equatable {
         }
         return GIFInfo(width: scan.canvasWidth, height: scan.canvasHeight, imageCount: scan.imageCount,
                        frameCount: scan.frames.count, loopCount: scan.loopCount,
-                       durationCentiseconds: scan.delays.reduce(0, +), minimumDelay: scan.delays.min() ?? 0,
+                       durationCentiseconds: scan.delays.reduce(0, +), playedDurationCentiseconds: scan.frameDelays.reduce(0, +),
+                       minimumDelay: scan.delays.min() ?? 0,
                        maximumDelay: scan.delays.max() ?? 0, paletteKind: kind, warnings: scan.warnings)
     }
 }

@@ -48,7 +48,7 @@ public struct GIFConverter: Sendable {
         let expected = producer.expectedCount
         // Transparency is kept: such frames are written whole, each clearing the last.
         return try encode(producer: producer, expectedCount: expected, options: options, globalPalette: palette,
-                          transparentFrames: reader.info.hasAlpha, to: destination, poster: poster, capacity: capacity)
+                          transparentFrames: reader.info.hasAlpha, to: destination, poster: poster, capacity: capacity, source: url.path)
     }
 
     /// Assembles images (same size) shown for `delays` centiseconds each into a GIF.
@@ -69,7 +69,7 @@ public struct GIFConverter: Sendable {
         options.changeThreshold = 0
         options.mergeIdenticalFrames = false
         return try encode(producer: source, expectedCount: images.count, options: options, globalPalette: nil,
-                          transparentFrames: source.hasTransparency, to: destination, poster: nil, capacity: 2)
+                          transparentFrames: source.hasTransparency, to: destination, poster: nil, capacity: 2, source: images[0].path)
     }
 
     /// Rebuilds a GIF from an exploded directory's `frames.json`: its frames, delays and
@@ -115,7 +115,7 @@ public struct GIFConverter: Sendable {
     }
 
     private func encode(producer: sending any FrameProducer, expectedCount: Int?, options: GIFOptions, globalPalette: Palette?,
-                        transparentFrames: Bool, to destination: URL, poster: URL?, capacity: Int) throws -> GIFResult {
+                        transparentFrames: Bool, to destination: URL, poster: URL?, capacity: Int, source: String) throws -> GIFResult {
         let budget = ByteBudget(limit: options.limits.maxOutputBytes)
         let progress = self.progress
         let pipeline = Pipeline()
@@ -127,7 +127,8 @@ public struct GIFConverter: Sendable {
         let branches = pipeline.tee("\(stageLabel).tee", from: decoded, count: poster == nil ? 1 : 2, capacity: min(capacity, 2))
         let quantized = pipeline.stage("\(stageLabel).quantise", from: branches[0], capacity: min(capacity, 2)) {
             (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<QuantizedMessage>) in
-            var stage = GIFQuantizeStage(options: options, globalPalette: globalPalette, transparentFrames: transparentFrames)
+            var stage = GIFQuantizeStage(options: options, globalPalette: globalPalette, transparentFrames: transparentFrames,
+                                         source: source)
             try stage.run(input, output)
         }
         let posterImage = poster.map { _ in
@@ -139,10 +140,10 @@ public struct GIFConverter: Sendable {
                 }
             }
         }
-        var writer = GIFWriterStage(destination: destination, options: options, globalPalette: globalPalette, budget: budget)
+        var writer = GIFWriterStage(destination: destination, source: source, options: options, globalPalette: globalPalette, budget: budget)
         var done = 0
         while let message = try quantized.pop() {
-            try options.limits.checkDeadline(destination.path)
+            try options.limits.checkDeadline(source)
             switch message {
             case .frame(let frame):
                 try writer.add(frame)

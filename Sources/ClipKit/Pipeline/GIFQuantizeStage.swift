@@ -8,12 +8,17 @@ struct GIFQuantizeStage {
     let globalPalette: Palette?
     /// Frames with transparency are written whole, each clearing the last (disposal background).
     let transparentFrames: Bool
+    /// The input, which limit errors name.
+    let source: String
     private var diff: FrameDiff
+    /// The last frame written whole (transparent mode), to merge repeats of it.
+    private var lastWhole: RGBAImage?
 
-    init(options: GIFOptions, globalPalette: Palette?, transparentFrames: Bool) {
+    init(options: GIFOptions, globalPalette: Palette?, transparentFrames: Bool, source: String) {
         self.options = options
         self.globalPalette = globalPalette
         self.transparentFrames = transparentFrames
+        self.source = source
         diff = FrameDiff(threshold: options.changeThreshold)
     }
 
@@ -23,7 +28,12 @@ struct GIFQuantizeStage {
         while let message = try input.pop() {
             switch message {
             case .frame(let frame):
-                if !output.push(.frame(quantize(frame.image, time: frame.time / options.speed))) { return }
+                // A huge frame takes a while to quantise: the deadline is checked around it, and
+                // the ditherer gives up part-way once it has passed.
+                try options.limits.checkDeadline(source)
+                let quantized = quantize(frame.image, time: frame.time / options.speed)
+                try options.limits.checkDeadline(source)
+                if !output.push(.frame(quantized)) { return }
             case .end(let duration):
                 output.push(.end(duration: duration / options.speed))
                 return
@@ -32,7 +42,12 @@ struct GIFQuantizeStage {
     }
 
     mutating func quantize(_ image: RGBAImage, time: Double) -> QuantizedFrame {
-        transparentFrames ? Self.quantizeWhole(image, time: time, options: options) : quantizeChange(image, time: time)
+        guard transparentFrames else { return quantizeChange(image, time: time) }
+        if options.mergeIdenticalFrames, let lastWhole, lastWhole == image {
+            return QuantizedFrame(frame: GIFFrame(width: 0, height: 0, indices: []), time: time, isUnchanged: true)
+        }
+        lastWhole = image
+        return Self.quantizeWhole(image, time: time, options: options)
     }
 
     /// A frame after the first keeps only what visibly changed: the changed rectangle, with
@@ -52,6 +67,7 @@ struct GIFQuantizeStage {
             .palette(for: image, mask: mask)
         let transparent: UInt8? = change.isFirst ? nil : UInt8(palette.count)
         var ditherer = Ditherer(palette: palette, method: options.dither)
+        ditherer.deadline = options.limits.deadline
         let indices = ditherer.indices(for: image, rect: change.rect, mask: mask, transparentIndex: transparent)
         // With a global palette the table (and its transparent slot) is the file's global one.
         let table: [UInt8]? = globalPalette != nil ? nil : (transparent == nil ? palette.rgb : palette.rgb + [0, 0, 0])
@@ -75,6 +91,7 @@ struct GIFQuantizeStage {
         let palette = Quantizer(maxColors: anyTransparent ? min(options.colors, 255) : options.colors).palette(for: image, mask: mask)
         let transparent: UInt8? = anyTransparent ? UInt8(palette.count) : nil
         var ditherer = Ditherer(palette: palette, method: options.dither)
+        ditherer.deadline = options.limits.deadline
         let rect = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         let indices = ditherer.indices(for: image, rect: rect, mask: anyTransparent ? mask : nil, transparentIndex: transparent)
         let frame = GIFFrame(width: image.width, height: image.height, disposal: .background,

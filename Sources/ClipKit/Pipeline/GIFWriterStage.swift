@@ -6,6 +6,8 @@ import Foundation
 /// the one before (browsers play 0 and 1 cs delays as 10 cs).
 struct GIFWriterStage {
     let destination: URL
+    /// The input, which limit errors name.
+    let source: String
     let options: GIFOptions
     let globalPalette: Palette?
     let budget: ByteBudget
@@ -15,8 +17,9 @@ struct GIFWriterStage {
     private var size = (width: 0, height: 0)
     private var writtenCentiseconds = 0
 
-    init(destination: URL, options: GIFOptions, globalPalette: Palette?, budget: ByteBudget) {
+    init(destination: URL, source: String, options: GIFOptions, globalPalette: Palette?, budget: ByteBudget) {
         self.destination = destination
+        self.source = source
         self.options = options
         self.globalPalette = globalPalette
         self.budget = budget
@@ -28,7 +31,7 @@ struct GIFWriterStage {
     /// Takes the next quantised frame.
     mutating func add(_ frame: QuantizedFrame) throws {
         if frame.isUnchanged { return }  // the previous frame simply stays on screen longer
-        try options.limits.checkFrames(framesWritten + 1, path: destination.path)
+        try options.limits.checkFrames(framesWritten + 1, path: source)
         if encoder == nil { try start(with: frame) }
         if pending.count == 2 {
             let first = pending.removeFirst()
@@ -41,7 +44,7 @@ struct GIFWriterStage {
     /// the trailer. The GIF is still a temp file until `commit()`.
     mutating func finish(duration: Double) throws -> GIFResult {
         guard let encoder, let last = pending.last else {
-            throw ClipKitError.noFrames(path: destination.path, reason: "no frames to write")
+            throw ClipKitError.noFrames(path: source, reason: "no frames to write")
         }
         let end = Delays.centiseconds(max(duration, last.time))
         let lastDelay = end - Delays.centiseconds(last.time)
@@ -90,7 +93,7 @@ struct GIFWriterStage {
         while rest > 0 {
             let hold = GIFFrame(width: 1, height: 1, delay: min(rest, Self.maxDelay), disposal: .none, transparentIndex: 0,
                                 localPalette: [0, 0, 0, 0, 0, 0], indices: [0])
-            try options.limits.checkFrames((encoder?.frameCount ?? 0) + 1, path: destination.path)
+            try options.limits.checkFrames((encoder?.frameCount ?? 0) + 1, path: source)
             try encoder?.add(hold)
             rest -= hold.delay
         }

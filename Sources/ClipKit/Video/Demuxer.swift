@@ -21,6 +21,13 @@ final class Demuxer {
         var st = stat()
         if stat(path, &st) == 0, st.st_size == 0 { throw ClipKitError.notMedia(path: path, reason: "empty file") }
 
+        // libavformat reports a PNG too large for it as having no picture size: read the size
+        // from the header first, so the limit is named.
+        if Demuxer.startsWithPNGSignature(path), let size = try? PNGReader.size(of: url) {
+            var limits = Limits()
+            limits.maxPixels = maxPixels
+            try limits.checkPixels(width: size.0, height: size.1, what: "image size", path: path)
+        }
         let owner = try FormatContext(path: path, deadline: deadline)
         self.context = owner
         let context = owner.pointer
@@ -131,6 +138,12 @@ final class Demuxer {
             found = true
         }
         return found
+    }
+
+    static func startsWithPNGSignature(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 8)) == Data([137, 80, 78, 71, 13, 10, 26, 10])
     }
 
     /// True for a header duration of 0xFFFFFFFF time-scale units (143,165 s at 30000/s): the
