@@ -175,4 +175,30 @@ say fragmented_open.mp4 "fragmented counter.mp4, header durations 0xFFFFFFFF (op
 "${FF[@]}" -i "$tmp/one.mp4" -i "$tmp/a3.m4a" -c copy -map 0:v -map 1:a "${BITEXACT[@]}" "$out/still_over_audio.mp4"
 say still_over_audio.mp4 "one 64x48 picture over 3 s of audio"
 
+# 19/20. hdr10_pq.mp4 and hdr_hlg.mp4: testsrc2 as HDR (BT.2020, PQ with MaxCLL 1000 / HLG; SDR white
+# at 1000 cd/m2), 10-bit HEVC; and the reference tone mapping libavfilter gives for each
+# (zscale + tonemap=hable, as the issue names), as RGB PNG. Needs ffmpeg with libx265 and zimg.
+TONEMAP="zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=hable,zscale=t=bt709:m=bt709:r=tv,format=yuv420p,scale=in_color_matrix=bt709:in_range=tv:out_range=pc,format=rgb24"
+for kind in pq hlg; do
+    if [ $kind = pq ]; then name=hdr10_pq; trc=smpte2084; extra=":max-cll=1000,400"; else name=hdr_hlg; trc=arib-std-b67; extra=""; fi
+    "${FF[@]}" -f lavfi -i "testsrc2=size=160x90:rate=10:duration=1" \
+        -vf "format=gbrpf32le,zscale=tin=bt709:min=gbr:pin=bt709:rin=full:t=$trc:p=bt2020:m=bt2020nc:r=tv:npl=1000,format=yuv420p10le" \
+        -c:v libx265 -x265-params "log-level=error:colorprim=bt2020:transfer=$trc:colormatrix=bt2020nc$extra" -tag:v hvc1 \
+        "${BITEXACT[@]}" "$out/$name.mp4"
+    "${FF[@]}" -i "$out/$name.mp4" -vf "$TONEMAP" -frames:v 1 "${BITEXACT[@]}" "$out/$name.reference.png"
+    # Without colour chunks (gAMA, cHRM): libpng's reader would convert the pixels by them.
+    python3 - "$out/$name.reference.png" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+out, i = data[:8], 8
+while i < len(data):
+    n = struct.unpack(">I", data[i:i + 4])[0]
+    if data[i + 4:i + 8] not in (b"gAMA", b"cHRM", b"sRGB", b"iCCP", b"cICP"):
+        out += data[i:i + 12 + n]
+    i += 12 + n
+open(sys.argv[1], "wb").write(out)
+PY
+    say $name.mp4 "HEVC 10-bit BT.2020 $trc, 160x90"
+done
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

@@ -10,6 +10,7 @@
 #include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/log.h>
+#include <libavutil/mastering_display_metadata.h>
 
 static inline int ck_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int ck_averror_eof(void) { return AVERROR_EOF; }

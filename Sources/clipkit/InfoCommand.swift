@@ -76,6 +76,8 @@ struct InfoCommand: ParsableCommand {
             ("measured_frame_rate", timing.measuredFrameRate.map { ($0 * 1000).rounded() / 1000 }),
             ("variable_frame_rate", timing.isVariableFrameRate), ("frame_count", timing.frameCount),
             ("pixel_format", info.pixelFormat), ("bit_depth", info.bitDepth), ("has_audio", info.hasAudio),
+            ("color_primaries", info.colorPrimaries), ("color_transfer", info.colorTransfer),
+            ("color_matrix", info.colorMatrix), ("color_range", info.colorRange), ("hdr", info.isHDR),
         ]
     }
 
@@ -109,7 +111,12 @@ struct InfoCommand: ParsableCommand {
             var rate = "  duration \(duration), \(show(value("frame_count"))) frames, \(show(value("frame_rate"))) fps nominal, \(show(value("measured_frame_rate"))) measured"
             if value("variable_frame_rate") as? Bool == true { rate += " (variable frame rate)" }
             lines.append(rate)
-            lines.append("  \(show(value("pixel_format"))), \(show(value("bit_depth"))) bit, \(value("has_audio") as? Bool == true ? "with audio" : "no audio")")
+            var format = "  \(show(value("pixel_format"))), \(show(value("bit_depth"))) bit, \(value("has_audio") as? Bool == true ? "with audio" : "no audio")"
+            if let transfer = value("color_transfer") as? String {
+                format += ", colour \(show(value("color_primaries")))/\(transfer)/\(show(value("color_matrix")))/\(show(value("color_range")))"
+            }
+            if value("hdr") as? Bool == true { format += " (HDR: tone-mapped to SDR)" }
+            lines.append(format)
         }
         return lines.joined(separator: "\n")
     }

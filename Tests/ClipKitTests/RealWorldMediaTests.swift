@@ -135,4 +135,25 @@ import TestSupport
         let gif = try GIFConverter().convert(video: Fixture.url("video/still_over_audio.mp4"), to: out)
         #expect(gif.frameCount == 1 && gif.durationCentiseconds == 300)
     }
+
+    /// HDR10 (PQ) and HLG thumbnails match libavfilter's zscale + tonemap=hable (the reference
+    /// PNGs, made by Fixtures/make-fixtures.sh) closely; without tone mapping they are far off.
+    @Test(arguments: ["hdr10_pq", "hdr_hlg"])
+    func hdrIsToneMappedLikeLibavfilter(_ name: String) throws {
+        let url = Fixture.url("video/\(name).mp4")
+        let info = try VideoReader(url: url).info
+        #expect(info.isHDR && info.colorPrimaries == "bt2020")
+        let ours = try Thumbnailer(options: ThumbnailOptions(size: .original)).thumbnail(of: url)
+        let reference = try PNGReader.read(Fixture.url("video/\(name).reference.png"))
+        #expect((ours.width, ours.height) == (reference.width, reference.height))
+        var total = 0, count = 0
+        for i in stride(from: 0, to: ours.pixels.count, by: 4) {
+            for c in 0..<3 { total += abs(Int(ours.pixels[i + c]) - Int(reference.pixels[i + c])) }
+            count += 3
+        }
+        let meanError = Double(total) / Double(count)
+        // Measured 4.2 (PQ) and 4.1 (HLG) levels: chroma subsampling of the reference's yuv420p
+        // step accounts for most; a plain BT.709 conversion is 23 to 47 levels off.
+        #expect(meanError < 6, "mean error \(meanError) levels")
+    }
 }

@@ -117,7 +117,11 @@ final class Demuxer {
             frameRate: Demuxer.plausibleRate(stream.avg_frame_rate) ?? Demuxer.plausibleRate(stream.r_frame_rate),
             pixelFormat: formatName, bitDepth: bitDepth,
             frameCount: stream.nb_frames > 0 ? Int(stream.nb_frames) : nil,
-            hasAudio: hasAudio, hasAlpha: hasAlpha)
+            hasAudio: hasAudio, hasAlpha: hasAlpha,
+            colorPrimaries: Demuxer.name(av_color_primaries_name(parameters.color_primaries), unless: parameters.color_primaries == AVCOL_PRI_UNSPECIFIED),
+            colorTransfer: Demuxer.name(av_color_transfer_name(parameters.color_trc), unless: parameters.color_trc == AVCOL_TRC_UNSPECIFIED),
+            colorMatrix: Demuxer.name(av_color_space_name(parameters.color_space), unless: parameters.color_space == AVCOL_SPC_UNSPECIFIED),
+            colorRange: Demuxer.name(av_color_range_name(parameters.color_range), unless: parameters.color_range == AVCOL_RANGE_UNSPECIFIED))
     }
 
     var stream: UnsafeMutablePointer<AVStream> { format.pointee.streams[Int(streamIndex)]! }
@@ -138,6 +142,11 @@ final class Demuxer {
             found = true
         }
         return found
+    }
+
+    static func name(_ text: UnsafePointer<CChar>?, unless unspecified: Bool) -> String? {
+        guard !unspecified, let text else { return nil }
+        return String(cString: text)
     }
 
     static func startsWithPNGSignature(_ path: String) -> Bool {

@@ -1,5 +1,6 @@
 // Converts decoded AVFrames of any pixel format to RGBAImage at a chosen size with libswscale.
 import CFFmpeg
+import Foundation
 
 /// Owns one `SwsContext`, recreated only when the input format or size changes.
 final class Scaler {
@@ -9,12 +10,18 @@ final class Scaler {
     }
     private var key: Key?
 
-    deinit { sws_freeContext(context) }
+    deinit {
+        sws_freeContext(context)
+        sws_freeContext(hdrContext)
+    }
 
     /// `frame` scaled to `width` x `height` RGBA. Bicubic with accurate rounding: measured
     /// against Lanczos and full chroma interpolation, it gave GIFs closer to the source (SSIM)
     /// and smaller, since it rings less.
     func rgba(from frame: UnsafePointer<AVFrame>, width: Int, height: Int) throws -> RGBAImage {
+        if let transfer = ToneMapper.transfer(of: frame.pointee) {
+            return try toneMapped(frame, transfer: transfer, width: width, height: height)
+        }
         let f = frame.pointee
         let srcFormat = AVPixelFormat(rawValue: f.format)
         let newKey = Key(width: f.width, height: f.height, format: f.format, outWidth: Int32(width), outHeight: Int32(height),
@@ -47,6 +54,58 @@ final class Scaler {
         }
         if scaled <= 0 {
             throw ClipKitError.internalFailure(path: "swscale", reason: "scaling failed")
+        }
+        return image
+    }
+
+    /// The tone mapper of the current HDR stream (its LUTs are built once).
+    private var toneMapper: ToneMapper?
+    private var hdrContext: OpaquePointer?
+    private var hdrKey: Key?
+
+    /// An HDR frame: scaled to 16-bit RGB with its own (BT.2020) matrix, then tone-mapped to
+    /// 8-bit BT.709.
+    private func toneMapped(_ frame: UnsafePointer<AVFrame>, transfer: ToneMapper.Transfer, width: Int, height: Int) throws -> RGBAImage {
+        let f = frame.pointee
+        let srcFormat = AVPixelFormat(rawValue: f.format)
+        let newKey = Key(width: f.width, height: f.height, format: f.format, outWidth: Int32(width), outHeight: Int32(height),
+                         space: Int32(f.colorspace.rawValue), range: Int32(f.color_range.rawValue))
+        if hdrContext == nil || hdrKey != newKey {
+            hdrContext = sws_getCachedContext(hdrContext, f.width, f.height, srcFormat, Int32(width), Int32(height),
+                                              AV_PIX_FMT_RGB48LE, SWS_BICUBIC | SWS_ACCURATE_RND, nil, nil, nil)
+            guard let hdrContext else {
+                throw ClipKitError.internalFailure(path: "swscale", reason: "cannot convert \(f.width)x\(f.height) pixel format \(f.format) to RGB48")
+            }
+            hdrKey = newKey
+            applyColorDetails(hdrContext, frame: f, format: srcFormat)
+        }
+        let peak = ToneMapper.peak(of: frame, transfer: transfer)
+        if toneMapper?.transfer != transfer || toneMapper?.peak != max(peak, 1) {
+            toneMapper = ToneMapper(transfer: transfer, peak: peak)
+        }
+        var wide = [UInt16](repeating: 0, count: width * height * 3)
+        let scaled: Int32 = wide.withUnsafeMutableBytes { out in
+            var dst: [UnsafeMutablePointer<UInt8>?] = [out.baseAddress!.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
+            var src = f.data
+            var srcStride = f.linesize
+            return withUnsafePointer(to: &src) { srcTuple in
+                withUnsafePointer(to: &srcStride) { strideTuple in
+                    srcTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { srcPlanes in
+                        strideTuple.withMemoryRebound(to: Int32.self, capacity: 8) { srcStrides in
+                            sws_scale(hdrContext, srcPlanes, srcStrides, 0, f.height, &dst, [Int32(width * 6), 0, 0, 0])
+                        }
+                    }
+                }
+            }
+        }
+        if scaled <= 0 { throw ClipKitError.internalFailure(path: "swscale", reason: "scaling failed") }
+        var image = RGBAImage(width: width, height: height)
+        if let toneMapper {
+            wide.withUnsafeBufferPointer { source in
+                image.pixels.withUnsafeMutableBufferPointer { target in
+                    toneMapper.map(source.baseAddress!, into: target.baseAddress!, count: width * height)
+                }
+            }
         }
         return image
     }

@@ -28,6 +28,14 @@ public struct VideoInfo: Sendable, Equatable {
     /// Whether pictures can have transparent pixels (a pixel format with alpha, a GIF with
     /// transparency): outputs then keep it.
     public var hasAlpha = false
+    /// Colour description from the stream: primaries, transfer, matrix and range as FFmpeg names
+    /// them ("bt2020", "smpte2084", "bt2020nc", "tv"); nil when unspecified.
+    public var colorPrimaries: String?
+    public var colorTransfer: String?
+    public var colorMatrix: String?
+    public var colorRange: String?
+    /// True for PQ (HDR10) and HLG transfers: frames are tone-mapped to BT.709 SDR.
+    public var isHDR: Bool { colorTransfer == "smpte2084" || colorTransfer == "arib-std-b67" }
 
     /// The stored picture as shown, in square pixels, before rotation: the width is stretched
     /// (or narrowed) by the sample aspect ratio, as ffmpeg's `scale=iw*sar:ih` and players do.
@@ -47,6 +55,7 @@ public struct VideoInfo: Sendable, Equatable {
         a.container == b.container && a.codec == b.codec && a.codedWidth == b.codedWidth && a.codedHeight == b.codedHeight
             && a.sampleAspectRatio == b.sampleAspectRatio && a.rotation == b.rotation && a.duration == b.duration
             && a.frameRate == b.frameRate && a.pixelFormat == b.pixelFormat && a.bitDepth == b.bitDepth
-            && a.frameCount == b.frameCount && a.hasAudio == b.hasAudio
+            && a.frameCount == b.frameCount && a.hasAudio == b.hasAudio && a.colorTransfer == b.colorTransfer
+            && a.colorPrimaries == b.colorPrimaries && a.colorMatrix == b.colorMatrix && a.colorRange == b.colorRange
     }
 }
