@@ -51,10 +51,7 @@ struct ExplodeCommand: ParsableCommand {
                                  fingerprint: "explode 1 frames=\(frames ?? "all") fps=\(fps.map { "\($0)" } ?? "all") limits=\(limits.limits)")
         try runner.run(inputs, output: output) { input, directory in
             let result = try exploder.explode(input.url, into: directory)
-            // --quiet silences progress, not damage: a damaged input is always reported.
-            for warning in result.warnings {
-                FileHandle.standardError.write(Data("clipkit: warning: \(InputRunner.oneLine(input.url.path)): \(warning)\n".utf8))
-            }
+            InputRunner.printWarnings(result.warnings, for: input.url)
             let manifest = result.manifest
             return Report(input: input.url.path, outputs: [result.directory.path], status: .ok, frames: manifest.frames.count,
                           durationMs: manifest.durationMs, width: manifest.canvas.width, height: manifest.canvas.height)

@@ -184,6 +184,7 @@ struct GIFCommand: ParsableCommand {
                 }
                 let converter = GIFConverter(options: options, progress: reporter.callback(for: input.url.lastPathComponent))
                 let result = try converter.convert(video: input.url, to: destination, poster: posterURL)
+                InputRunner.printWarnings(result.warnings, for: input.url)
                 reporter.finish(result, seconds: Date().timeIntervalSince(started))
                 var report = Report(result)
                 if let posterURL { report.outputs.append(posterURL.path) }

@@ -107,6 +107,14 @@ struct InputRunner {
         FileHandle.standardError.write(Data("clipkit: \(oneLine(text))\n".utf8))
     }
 
+    /// Damage an input was decoded around, one line each. --quiet silences progress, not this:
+    /// a damaged input is always reported.
+    static func printWarnings(_ warnings: [String], for input: URL) {
+        for warning in warnings {
+            FileHandle.standardError.write(Data("clipkit: warning: \(oneLine(input.path)): \(oneLine(warning))\n".utf8))
+        }
+    }
+
     static func oneLine(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {

@@ -65,6 +65,7 @@ struct ThumbCommand: ParsableCommand {
         let runner = InputRunner(batch: batch, outputExtension: "png", fingerprint: "thumb 1 \(options)")
         try runner.run(inputs, output: output) { input, destination in
             let result = try thumbnailer.writeThumbnail(of: input.url, to: destination)
+            InputRunner.printWarnings(result.warnings, for: input.url)
             return Report(input: input.url.path, status: .ok, frames: 1, width: result.width, height: result.height, bytes: result.bytes)
         }
     }

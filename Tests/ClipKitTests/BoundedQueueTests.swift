@@ -88,7 +88,7 @@ import Testing
         while let message = try outputs[0].pop() {
             switch message {
             case .frame(let value): frames.append(value)
-            case .end(let duration): end = duration
+            case .end(let duration, _): end = duration
             }
         }
         #expect(frames == Array(0..<20))

@@ -40,4 +40,14 @@ import TestSupport
         #expect(result.status == 1)
         #expect(CLI.files(in: dir).isEmpty, "left: \(CLI.files(in: dir))")
     }
+
+    /// A damaged GIF gives its thumbnail and GIF with a warning on stderr, which --quiet keeps.
+    @Test(arguments: ["thumb", "gif", "explode"])
+    func damageWarningsSurviveQuiet(_ command: String) throws {
+        let dir = Fixture.scratchDirectory()
+        let result = try CLI.run([command, Fixture.url("gif/truncated.gif").path, "-o", "out", "-q"], in: dir)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderrLines.count >= 1 && result.stderrLines.allSatisfy { $0.hasPrefix("clipkit: warning: ") && $0.contains("truncated.gif") },
+                "\(result.stderr)")
+    }
 }

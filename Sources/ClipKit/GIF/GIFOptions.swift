@@ -80,4 +80,6 @@ public struct GIFResult: Sendable {
     /// Sum of the written delays, in centiseconds.
     public var durationCentiseconds: Int
     public var bytes: Int
+    /// Damage in the source that was decoded around (GIF input: cut images, a missing trailer).
+    public var warnings: [String] = []
 }

@@ -149,8 +149,9 @@ public struct GIFConverter: Sendable {
                 try writer.add(frame)
                 done += 1
                 progress?(done, expectedCount)
-            case .end(let duration):
-                let result = try writer.finish(duration: duration)
+            case .end(let duration, let warnings):
+                var result = try writer.finish(duration: duration)
+                result.warnings = warnings
                 var posterFile: AtomicFile?
                 if let poster, let posterImage {
                     guard let bytes = try posterImage.pop() else {

@@ -34,8 +34,8 @@ struct GIFQuantizeStage {
                 let quantized = quantize(frame.image, time: frame.time / options.speed)
                 try options.limits.checkDeadline(source)
                 if !output.push(.frame(quantized)) { return }
-            case .end(let duration):
-                output.push(.end(duration: duration / options.speed))
+            case .end(let duration, let warnings):
+                output.push(.end(duration: duration / options.speed, warnings: warnings))
                 return
             }
         }

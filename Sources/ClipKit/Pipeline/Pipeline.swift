@@ -4,8 +4,9 @@
 /// timeline. A queue that finishes without `end` was cancelled or failed.
 enum StreamMessage<Frame: Sendable>: Sendable {
     case frame(Frame)
-    /// Seconds from the first frame's time to the end of the last one.
-    case end(duration: Double)
+    /// Seconds from the first frame's time to the end of the last one, and the damage the
+    /// source decoded around (a GIF's missing trailer, cut images), for the report.
+    case end(duration: Double, warnings: [String] = [])
 }
 
 /// Owns the stages of one run.

@@ -35,6 +35,8 @@ public struct ThumbnailResult: Sendable {
     public var width: Int
     public var height: Int
     public var bytes: Int
+    /// Damage in the source that was decoded around (GIF input).
+    public var warnings: [String] = []
 }
 
 /// Takes one upright, scaled frame of a video, GIF or still image: the first, one at a time or
@@ -50,15 +52,20 @@ public struct Thumbnailer: Sendable {
     /// pixels, RGB otherwise): whole or not at all, and
     /// within `options.limits.maxOutputBytes`.
     public func writeThumbnail(of url: URL, to destination: URL) throws -> ThumbnailResult {
-        let image = try thumbnail(of: url)
+        let (image, warnings) = try take(url)
         // Transparent pixels (a GIF's, a video's alpha) stay transparent; opaque pictures are RGB.
         let bytes = try PNGWriter.encode(image, channels: image.isOpaque ? .rgb : .rgba)
         try AtomicFile.write(bytes, to: destination, budget: ByteBudget(limit: options.limits.maxOutputBytes))
-        return ThumbnailResult(url: destination, width: image.width, height: image.height, bytes: bytes.count)
+        return ThumbnailResult(url: destination, width: image.width, height: image.height, bytes: bytes.count, warnings: warnings)
     }
 
     /// The thumbnail of `url`, upright and scaled.
     public func thumbnail(of url: URL) throws -> RGBAImage {
+        try take(url).image
+    }
+
+    /// The thumbnail and the damage its source was decoded around.
+    private func take(_ url: URL) throws -> (image: RGBAImage, warnings: [String]) {
         let limits = options.limits.started()
         let reader = try VideoReader(url: url, limits: limits, fullProbe: false)
         var read = FrameReadOptions(size: options.size)
@@ -71,7 +78,9 @@ public struct Thumbnailer: Sendable {
         read.queueCapacity = 1
         guard let window = options.skipBlankWithin else {
             read.maxFrames = 1
-            return try firstFrame(reader.frames(options: read), path: url.path).image
+            let frames = try reader.frames(options: read)
+            let image = try firstFrame(frames, path: url.path).image
+            return (image, frames.warnings)
         }
         // Look at a few frames a second through the window; decoding skips the rest.
         read.end = read.start + max(window, 0.001)
@@ -81,10 +90,10 @@ public struct Thumbnailer: Sendable {
         var first: VideoFrame?
         while let frame = try frames.next() {
             if first == nil { first = frame }
-            if !BlackFrameDetector.isBlank(frame.image) { return frame.image }
+            if !BlackFrameDetector.isBlank(frame.image) { return (frame.image, frames.warnings) }
         }
         guard let first else { throw ClipKitError.noFrames(path: url.path, reason: "nothing decoded") }
-        return first.image
+        return (first.image, frames.warnings)
     }
 
     private func firstFrame(_ frames: FrameSequence, path: String) throws -> VideoFrame {
@@ -92,6 +101,8 @@ public struct Thumbnailer: Sendable {
         guard let frame = try frames.next() else {
             throw ClipKitError.noFrames(path: path, reason: "nothing decoded")
         }
+        // The end message follows the one frame asked for; it carries the damage report.
+        _ = try? frames.next()
         return frame
     }
 

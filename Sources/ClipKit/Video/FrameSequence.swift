@@ -34,8 +34,8 @@ struct FrameOutput {
     }
 
     /// The last message: the output timeline lasts `duration` seconds.
-    func end(duration: Double) {
-        queue.push(.end(duration: duration))
+    func end(duration: Double, warnings: [String] = []) {
+        queue.push(.end(duration: duration, warnings: warnings))
     }
 }
 
@@ -47,7 +47,7 @@ public final class FrameSequence: Sendable {
     /// A guess at how many frames will come (for progress), nil when unknown.
     public let expectedCount: Int?
     private let thread: StageThread
-    private let endTime = LockedBox<Double?>(nil)
+    private let ending = LockedBox<(duration: Double?, warnings: [String])>((nil, []))
 
     init(producer: sending any FrameProducer, options: FrameReadOptions) {
         let queue = BoundedQueue<StreamMessage<VideoFrame>>(capacity: Swift.max(1, options.queueCapacity))
@@ -80,8 +80,8 @@ public final class FrameSequence: Sendable {
     private func frame(from message: StreamMessage<VideoFrame>?) -> VideoFrame? {
         switch message {
         case .frame(let frame): return frame
-        case .end(let duration):
-            endTime.withLock { $0 = duration }
+        case .end(let duration, let warnings):
+            ending.withLock { $0 = (duration, warnings) }
             return nil
         case nil: return nil
         }
@@ -95,7 +95,11 @@ public final class FrameSequence: Sendable {
 
     /// Seconds from the requested start to the end of the last frame shown; known once `next()`
     /// has returned nil at the end of the stream.
-    public var duration: Double? { endTime.withLock { $0 } }
+    public var duration: Double? { ending.withLock { $0.duration } }
+
+    /// Damage the source was decoded around (a GIF's cut images, a missing trailer); known with
+    /// `duration`.
+    public var warnings: [String] { ending.withLock { $0.warnings } }
 }
 
 extension FrameSequence: AsyncSequence {

@@ -58,6 +58,7 @@ final class GIFFrameSource: FrameProducer {
 
         var time = 0.0
         var stopped = false
+        var sawLast = true
         while let frame = try animation.next() {
             try options.checkTimestamp(time, path: url.path)
             if candidate != nil, !(try emit(nextTime: time, clipEnd: nil)) {
@@ -66,10 +67,16 @@ final class GIFFrameSource: FrameProducer {
             }
             candidate = (frame.canvas, time)
             time += Double(GIFScan.playedDelay(frame.delay)) / 100
-            if sampler.isExhausted(candidateTime: time) { break }
+            if sampler.isExhausted(candidateTime: time) {
+                sawLast = frame.index == animation.scan.frames.count - 1
+                break
+            }
         }
+        if stopped { sawLast = false }
         if !stopped { _ = try emit(nextTime: nil, clipEnd: time) }
         guard output.pushedCount > 0 else { throw ClipKitError.noFrames(path: url.path, reason: "no frame in the requested range") }
-        output.end(duration: max(min(options.end ?? time, time) - options.start, 0))
+        // Past the last image, only damage after it (a missing trailer) is left to report.
+        if sawLast { try animation.readToEnd() }
+        output.end(duration: max(min(options.end ?? time, time) - options.start, 0), warnings: animation.warnings)
     }
 }
