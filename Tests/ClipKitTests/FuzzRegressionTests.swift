@@ -39,4 +39,24 @@ import TestSupport
         #expect(opened >= 5, "opened \(opened)")
         #expect(refused >= 3, "refused \(refused)")
     }
+
+    /// Clips that crashed the video path decode (or fail with a `ClipKitError`), frames intact.
+    @Test func videoPathSurvivesKeptClips() throws {
+        let folder = Fixture.url("fuzz/video")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(!names.isEmpty)
+        for name in names {
+            let url = folder.appendingPathComponent(name)
+            do {
+                let reader = try VideoReader(url: url)
+                let frames = try reader.frames(options: FrameReadOptions(fps: 5, size: .width(64)))
+                while let frame = try frames.next() {
+                    #expect(frame.image.pixels.count == frame.image.width * frame.image.height * 4, "\(name)")
+                }
+                _ = try Thumbnailer().thumbnail(of: url)
+            } catch is ClipKitError {
+                // A clean refusal is fine; a crash is not.
+            }
+        }
+    }
 }

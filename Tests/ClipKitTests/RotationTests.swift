@@ -27,6 +27,18 @@ import Testing
         #expect(mirroredScaled == Rotation(displayMatrix: [-65536, 0, 0, 0, 65536, 0, 0, 0, 1 << 30]))
     }
 
+    /// Found by the video fuzzer: a matrix that snaps to a shear (det -1, but not a signed
+    /// permutation) mapped pixels outside the picture. It is no quarter turn: left alone.
+    @Test func shearsAndHalfQuarterTurnsAreIgnored() {
+        #expect(Rotation(displayMatrix: [131070, -16777216, 0, -131072, 0, 0, 0, 0, 1 << 30]) == .identity)
+        #expect(Rotation(displayMatrix: [46341, 46341, 0, -46341, 46341, 0, 0, 0, 1 << 30]) == .identity)  // 45 degrees
+        let image = RGBAImage(width: 3, height: 2)
+        for matrix: [Int32] in [[131070, -16777216, 0, -131072, 0, 0, 0, 0, 1 << 30], [65536, 65536, 0, 65536, 0, 0, 0, 0, 1 << 30]] {
+            let turned = image.applying(Rotation(displayMatrix: matrix))
+            #expect(turned.pixels.count == 3 * 2 * 4)
+        }
+    }
+
     @Test func turnsPixels() {
         let cw = image.applying(Rotation(clockwiseDegrees: 90))
         #expect(cw.width == 1 && cw.height == 2)

@@ -31,8 +31,11 @@ public struct Rotation: Sendable, Equatable, CustomStringConvertible {
         let fa = Double(m[0]) / scale0, fc = Double(m[3]) / scale0, fb = Double(m[1]) / scale1, fd = Double(m[4]) / scale1
         let snap = { (v: Double) -> Int in abs(v) * 2 > 1 ? (v > 0 ? 1 : -1) : 0 }
         var a = snap(fa), b = snap(fb), c = snap(fc), d = snap(fd)
-        // Not a valid quarter turn (degenerate matrix): leave the pixels alone.
-        if abs(a * d - b * c) != 1 { (a, b, c, d) = (1, 0, 0, 1) }
+        // Not a quarter turn or mirror (a degenerate matrix, a 45-degree turn, a shear): leave the
+        // pixels alone, as ffmpeg's autorotate does. A signed permutation has one non-zero entry
+        // in each row and column; anything else would map pixels outside the picture.
+        let isSignedPermutation = abs(a * d - b * c) == 1 && a * b == 0 && c * d == 0 && a * c == 0 && b * d == 0
+        if !isSignedPermutation { (a, b, c, d) = (1, 0, 0, 1) }
         self.init(a: a, b: b, c: c, d: d)
     }
 
