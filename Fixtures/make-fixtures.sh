@@ -201,4 +201,14 @@ PY
     say $name.mp4 "HEVC 10-bit BT.2020 $trc, 160x90"
 done
 
+# 21-24. seek_*: counter.mp4 re-encoded the ways seeking goes wrong on real files: MPEG-TS with
+# B-frames and open GOPs, MP4 with open GOPs (sync samples whose leading B-frames need the GOP
+# before), VP9 WebM with one keyframe, and an MP4 cut with -ss -c copy (starts before its first
+# keyframe, with an edit list).
+"${FF[@]}" -i "$out/counter.mp4" -c:v libx264 -bf 3 -g 48 -x264-params "open-gop=1:keyint=48:min-keyint=48:scenecut=0" "${BITEXACT[@]}" -f mpegts "$out/seek_ts_bframes.ts"
+"${FF[@]}" -i "$out/counter.mp4" -c:v libx264 -bf 3 -x264-params "open-gop=1:keyint=40:min-keyint=40:scenecut=0" "${BITEXACT[@]}" -movflags +faststart "$out/seek_opengop.mp4"
+"${FF[@]}" -i "$out/counter.mp4" -c:v libvpx-vp9 -g 1000 -b:v 200k "${BITEXACT[@]}" "$out/seek_onekey.webm"
+"${FF[@]}" -ss 1.1 -i "$out/counter.mp4" -c copy "${BITEXACT[@]}" "$out/seek_cut.mp4"
+for f in seek_ts_bframes.ts seek_opengop.mp4 seek_onekey.webm seek_cut.mp4; do say $f "counter.mp4 for seek tests"; done
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

@@ -156,4 +156,21 @@ import TestSupport
         // step accounts for most; a plain BT.709 conversion is 23 to 47 levels off.
         #expect(meanError < 6, "mean error \(meanError) levels")
     }
+
+    /// `--at T` gives exactly the frame a full decode from the beginning shows at T, on the
+    /// files where seeking goes wrong: TS with B-frames, open GOPs, one keyframe, a cut MP4.
+    @Test(arguments: ["seek_ts_bframes.ts", "seek_opengop.mp4", "seek_onekey.webm", "seek_cut.mp4", "counter.mp4"])
+    func atIsTheFrameAFullDecodeShows(_ name: String) throws {
+        let url = Fixture.url("video/\(name)")
+        var all: [(time: Double, image: RGBAImage)] = []
+        let frames = try VideoReader(url: url).frames(options: FrameReadOptions())
+        while let frame = try frames.next() { all.append((frame.sourceTime, frame.image)) }
+        #expect(all.count > 60, "\(name): \(all.count) frames")
+        for target in [0.5, 1.25, 1.5, 2.2, 2.5, 2.8] where target < all.last!.time {
+            guard let shown = all.last(where: { $0.time <= target + 1e-6 }) else { continue }
+            let thumb = try Thumbnailer(options: ThumbnailOptions(position: .seconds(target), size: .original)).thumbnail(of: url)
+            let match = all.first(where: { $0.image == thumb })?.time
+            #expect(match == shown.time, "\(name) at \(target): shows the frame at \(String(describing: match)), not \(shown.time)")
+        }
+    }
 }

@@ -254,9 +254,13 @@ final class FrameDecoder: FrameProducer {
         case .beginning:
             // The first pass from the beginning needs no seek; a later one rewinds.
             guard demuxerMoved else { return true }
+            // In MPEG-TS/PS and raw streams byte 0 is the beginning, and a timestamp seek there can
+            // land on a later keyframe; MP4, Matroska and the like seek to their first timestamp.
             let origin = self.origin ?? 0
-            if avformat_seek_file(format, demuxer.streamIndex, Int64.min, origin, origin, 0) < 0
-                && av_seek_frame(format, -1, 0, AVSEEK_FLAG_BYTE) < 0 {
+            let flags = format.pointee.iformat.pointee.flags
+            let byBytes = flags & (AVFMT_TS_DISCONT | AVFMT_NOTIMESTAMPS) != 0
+            if !(byBytes && av_seek_frame(format, -1, 0, AVSEEK_FLAG_BYTE) >= 0)
+                && avformat_seek_file(format, demuxer.streamIndex, Int64.min, origin, origin, 0) < 0 {
                 return false
             }
         case .before(let seconds):
