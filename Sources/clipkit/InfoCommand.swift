@@ -22,6 +22,9 @@ struct InfoCommand: ParsableCommand {
     @Flag(help: "In directories, follow links to sub-directories and to files outside the directory given.")
     var followLinks = false
 
+    @Flag(help: "Count video frames by decoding them (exact: hidden frames, edit lists and field pairs are not frames); without it the count is the packets', an estimate.")
+    var countFrames = false
+
     @Flag(help: "Print one JSON object per input.")
     var json = false
 
@@ -34,7 +37,7 @@ struct InfoCommand: ParsableCommand {
             let fields: [(String, Any?)]
             do {
                 if let problem = input.problem { throw problem }
-                fields = try Self.describe(url, limits: limits.limits.started())
+                fields = try Self.describe(url, limits: limits.limits.started(), countFrames: countFrames)
             } catch {
                 InputRunner.printError((error as? ClipKitError)?.description ?? "\(url.path): \(error)")
                 failed = true
@@ -49,7 +52,7 @@ struct InfoCommand: ParsableCommand {
     }
 
     /// Ordered (key, value) pairs; nil values are unknown.
-    static func describe(_ url: URL, limits: Limits) throws -> [(String, Any?)] {
+    static func describe(_ url: URL, limits: Limits, countFrames: Bool = false) throws -> [(String, Any?)] {
         if Exploder.isGIF(url) {
             let gif = try GIFInfo.read(url, limits: limits)
             return [
@@ -74,11 +77,23 @@ struct InfoCommand: ParsableCommand {
             ("duration_ms", (info.duration ?? timing.duration).flatMap { Int(exactly: ($0 * 1000).rounded()) }),
             ("frame_rate", info.frameRate.map { ($0 * 1000).rounded() / 1000 }),
             ("measured_frame_rate", timing.measuredFrameRate.map { ($0 * 1000).rounded() / 1000 }),
-            ("variable_frame_rate", timing.isVariableFrameRate), ("frame_count", timing.frameCount),
+            ("variable_frame_rate", timing.isVariableFrameRate),
+            ("frame_count", try countFrames ? Self.decodedFrameCount(url, limits: limits) : timing.frameCount),
+            ("frame_count_exact", countFrames),
             ("pixel_format", info.pixelFormat), ("bit_depth", info.bitDepth), ("has_audio", info.hasAudio),
             ("color_primaries", info.colorPrimaries), ("color_transfer", info.colorTransfer),
             ("color_matrix", info.colorMatrix), ("color_range", info.colorRange), ("hdr", info.isHDR),
         ]
+    }
+
+    /// Frames a full decode shows, at a tiny output size so only decoding costs.
+    static func decodedFrameCount(_ url: URL, limits: Limits) throws -> Int {
+        var options = FrameReadOptions(size: .exact(width: 2, height: 2))
+        options.limits = limits
+        let frames = try VideoReader(url: url, limits: limits).frames(options: options)
+        var count = 0
+        while try frames.next() != nil { count += 1 }
+        return count
     }
 
     static func jsonLine(_ fields: [(String, Any?)]) -> String {
@@ -108,7 +123,8 @@ struct InfoCommand: ParsableCommand {
             }
             lines.append(size)
             let duration = (value("duration_ms") as? Int).map { String(format: "%.3f s", Double($0) / 1000) } ?? "unknown"
-            var rate = "  duration \(duration), \(show(value("frame_count"))) frames, \(show(value("frame_rate"))) fps nominal, \(show(value("measured_frame_rate"))) measured"
+            let estimate = value("frame_count_exact") as? Bool == true ? "" : " (packets; --count-frames decodes)"
+            var rate = "  duration \(duration), \(show(value("frame_count"))) frames\(estimate), \(show(value("frame_rate"))) fps nominal, \(show(value("measured_frame_rate"))) measured"
             if value("variable_frame_rate") as? Bool == true { rate += " (variable frame rate)" }
             lines.append(rate)
             var format = "  \(show(value("pixel_format"))), \(show(value("bit_depth"))) bit, \(value("has_audio") as? Bool == true ? "with audio" : "no audio")"

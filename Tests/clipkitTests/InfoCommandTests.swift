@@ -33,4 +33,21 @@ import TestSupport
         #expect(lines.filter { $0.contains("\"kind\":\"gif\"") }.count == 13)
         #expect(lines.count == 59)
     }
+
+    /// Packets are not frames: an MP4 cut with -ss -c copy has 90 packets, of which a full
+    /// decode (and ffprobe -count_frames) shows 87. --count-frames decodes; otherwise the count
+    /// is marked as an estimate.
+    @Test func countFramesDecodes() throws {
+        let dir = Fixture.scratchDirectory()
+        let clip = Fixture.url("video/seek_cut.mp4").path
+        let quick = try CLI.run(["info", clip, "--json"], in: dir)
+        #expect(quick.stdout.contains("\"frame_count\":90") && quick.stdout.contains("\"frame_count_exact\":false"), "\(quick.stdout)")
+        let exact = try CLI.run(["info", clip, "--json", "--count-frames"], in: dir)
+        #expect(exact.stdout.contains("\"frame_count\":87") && exact.stdout.contains("\"frame_count_exact\":true"), "\(exact.stdout)")
+        // Cover art is no video; HDR colour metadata is reported.
+        let hdr = try CLI.run(["info", Fixture.url("video/hdr10_pq.mp4").path, "--json"], in: dir)
+        #expect(hdr.stdout.contains("\"color_transfer\":\"smpte2084\"") && hdr.stdout.contains("\"hdr\":true"), "\(hdr.stdout)")
+        let anamorphic = try CLI.run(["info", Fixture.url("video/anamorphic.mp4").path, "--json"], in: dir)
+        #expect(anamorphic.stdout.contains("\"sar\":\"16:9\"") && anamorphic.stdout.contains("\"width\":213"), "\(anamorphic.stdout)")
+    }
 }
