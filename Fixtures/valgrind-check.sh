@@ -10,6 +10,7 @@ check() {
     local expected=$1; shift
     local code=0
     valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
+        --suppressions="$fixtures/valgrind.supp" \
         "$bin" "$@" >"$work/log" 2>&1 || code=$?
     if [ "$code" != "$expected" ]; then
         echo "FAIL (exit $code): clipkit $*"; cat "$work/log"; status=1
@@ -27,6 +28,12 @@ check 0 explode "$fixtures/video/vp9.webm" -o ex2
 check 0 info "$fixtures/video/hevc10.mp4" "$fixtures/gif/truncated.gif"
 check 0 thumb "$fixtures/gif-test-suite/gifs/animated_transparent_loop.gif" -o g.png
 check 0 gif "$fixtures/gif-test-suite/gifs/animated_loop_variable_delay.gif" -o g3.gif -q
+# --poster: the tee and poster stages beside decode and quantise, from one decode; both files written.
+check 0 gif "$fixtures/video/rotated90.mov" --poster p.png -o g4.gif -q
+if [ ! -s p.png ] || [ ! -s g4.gif ]; then echo "FAIL: gif --poster wrote no p.png or g4.gif"; status=1; fi
+# ...and a run that fails part-way (--max-frames) with the poster stage running: every stage stops, nothing leaks.
+check 1 gif "$fixtures/video/counter.mp4" --poster bad-poster.png --max-frames 3 -o bad-poster.gif
+if [ -e bad-poster.png ] || [ -e bad-poster.gif ]; then echo "FAIL: a failed gif --poster left output"; status=1; fi
 check 1 thumb "$fixtures/video/truncated.mp4" -o bad.png
 check 1 gif "$fixtures/video/audio_only.m4a" -o bad.gif
 check 1 explode "$fixtures/gif/bad_lzw_first.gif" -o bad

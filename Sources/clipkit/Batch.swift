@@ -1,7 +1,6 @@
 // Runs one job per input on up to --jobs threads; a failing input never stops the others.
 import ClipKit
 import Foundation
-import Synchronization
 
 struct Batch: Sendable {
     /// How many inputs run at once. Each input's own stages stay on their bounded queues, so
@@ -56,9 +55,9 @@ private final class BatchState: Sendable {
         var results: [Report?]
     }
 
-    private let counters: Mutex<Counters>
+    private let counters: Locked<Counters>
 
-    init(count: Int) { counters = Mutex(Counters(results: Array(repeating: nil, count: count))) }
+    init(count: Int) { counters = Locked(Counters(results: Array(repeating: nil, count: count))) }
 
     var results: [Report?] { counters.withLock { $0.results } }
 

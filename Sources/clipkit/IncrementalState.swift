@@ -1,7 +1,6 @@
 // Remembers which outputs were made from which input with which options, so unchanged work is skipped.
 import ClipKit
 import Foundation
-import Synchronization
 
 /// A small `.clipkit-state.json` in each output directory maps output names to the input they
 /// were made from (path, size, modification time) and the options used. An output is up to date
@@ -17,7 +16,7 @@ final class IncrementalState: Sendable {
         var options: String
     }
 
-    private let directories = Mutex<[String: [String: Entry]]>([:])
+    private let directories = Locked<[String: [String: Entry]]>([:])
     /// A larger state file is ignored (and rewritten): reading it whole would cost its size in memory.
     static let maxStateBytes = 16 << 20
 

@@ -3,7 +3,6 @@
 import ArgumentParser
 import ClipKit
 import Foundation
-import Synchronization
 
 struct InputRunner {
     let batch: BatchOptions
@@ -60,7 +59,7 @@ struct InputRunner {
         let state = IncrementalState()
         let fingerprint = self.fingerprint, force = batch.force, json = batch.json, outputExtension = self.outputExtension
         let destinationOf = Dictionary(zip(inputs.map(\.url), destinations), uniquingKeysWith: { first, _ in first })
-        let stdoutClosed = Mutex(false)
+        let stdoutClosed = Locked(false)
         let reports = Batch(jobs: batch.jobs ?? ProcessInfo.processInfo.activeProcessorCount).run(inputs, work: { input in
             if let problem = input.problem { throw problem }
             let destination = destinationOf[input.url]!

@@ -29,7 +29,11 @@ import TestSupport
         let quoted = ([CLI.binary.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "ulimit -f \(blocks); exec \(quoted)"]
+        // TMPDIR names no directory, for clipkit only (which never uses it): a ThreadSanitizer
+        // build writes a 512 KiB file there at start-up and maps it over its shadow memory;
+        // under `ulimit -f` that file is cut short and the first read past its end is a SIGBUS
+        // inside the TSan runtime. With no usable TMPDIR TSan skips that (an optimisation only).
+        process.arguments = ["-c", "ulimit -f \(blocks); TMPDIR=/nonexistent/clipkit-tests exec \(quoted)"]
         process.currentDirectoryURL = dir
         let errors = Pipe()
         process.standardError = errors
