@@ -211,4 +211,14 @@ done
 "${FF[@]}" -ss 1.1 -i "$out/counter.mp4" -c copy "${BITEXACT[@]}" "$out/seek_cut.mp4"
 for f in seek_ts_bframes.ts seek_opengop.mp4 seek_onekey.webm seek_cut.mp4; do say $f "counter.mp4 for seek tests"; done
 
+# 25. cover_art.m4a: 1 s of audio with a PNG cover (attached picture): no video to convert
+"${FF[@]}" -f lavfi -i "testsrc2=size=64x64:rate=1" -frames:v 1 "$tmp/cover.png"
+"${FF[@]}" -f lavfi -i "sine=d=1" -i "$tmp/cover.png" -map 0:a -map 1:v -c:a aac -c:v png -disposition:v:0 attached_pic \
+    "${BITEXACT[@]}" "$out/cover_art.m4a"
+say cover_art.m4a "AAC with an attached-picture cover"
+
+# 26. fps60.mkv: constant 60 fps in Matroska's millisecond timestamps (gaps of 16 and 17 ms)
+"${FF[@]}" -f lavfi -i "testsrc2=size=64x48:rate=60:duration=1" "${X264[@]}" -pix_fmt yuv420p "${BITEXACT[@]}" "$out/fps60.mkv"
+say fps60.mkv "H.264 64x48 60 fps, 1 s, Matroska"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

@@ -173,4 +173,19 @@ import TestSupport
             #expect(match == shown.time, "\(name) at \(target): shows the frame at \(String(describing: match)), not \(shown.time)")
         }
     }
+
+    /// Cover art in an audio file is not a one-frame video.
+    @Test func coverArtIsNoVideo() throws {
+        #expect(throws: ClipKitError.noVideoStream(path: Fixture.url("video/cover_art.m4a").path)) {
+            _ = try VideoReader(url: Fixture.url("video/cover_art.m4a"))
+        }
+    }
+
+    /// 60 fps in millisecond timestamps (16 and 17 ms gaps) is not a variable frame rate.
+    @Test func millisecondRoundingIsNotVariableFrameRate() throws {
+        let timing = try StreamTiming.measure(Fixture.url("video/fps60.mkv"))
+        #expect(!timing.isVariableFrameRate)
+        #expect(abs((timing.measuredFrameRate ?? 0) - 60) < 0.5)
+        #expect(try StreamTiming.measure(Fixture.url("video/vfr.mkv")).isVariableFrameRate, "a real VFR clip still is")
+    }
 }
