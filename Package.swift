@@ -14,9 +14,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
+        // Headers only for libavformat, libavcodec and libswscale: they are loaded when first
+        // needed (Sources/ClipKit/Video/FFmpegLibraries.swift), not at start-up.
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]
         ),
         .systemLibrary(
@@ -35,7 +36,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "clipkit",
-            dependencies: ["ClipKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ClipKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            // Lazy binding: FFmpeg's functions are bound at their first call, after they are loaded.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "lazy"])]
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ClipKitTests", dependencies: ["ClipKit", "CGIF", "TestSupport"]),

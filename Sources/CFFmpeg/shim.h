@@ -10,6 +10,7 @@
 #include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/log.h>
+#include <libavutil/hash.h>
 #include <libavutil/mastering_display_metadata.h>
 
 static inline int ck_averror_eagain(void) { return AVERROR(EAGAIN); }
@@ -18,13 +19,6 @@ static inline int ck_averror_enomem(void) { return AVERROR(ENOMEM); }
 static inline int ck_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
 static inline int ck_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int64_t ck_av_nopts_value(void) { return AV_NOPTS_VALUE; }
-
-/* The display matrix of a stream (9 int32, 16.16 fixed point), or NULL. */
-static inline const int32_t *ck_stream_display_matrix(const AVStream *st) {
-    size_t size = 0;
-    const uint8_t *data = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size);
-    return (data && size >= 9 * sizeof(int32_t)) ? (const int32_t *)data : NULL;
-}
 
 /* av_err2str is a macro around a compound literal. */
 static inline void ck_av_strerror(int err, char *buf, size_t size) { av_strerror(err, buf, size); }

@@ -30,7 +30,7 @@ struct Batch: Sendable {
                         outcome = try work(input)
                     } catch {
                         let message = (error as? ClipKitError)?.description ?? String(describing: error)
-                        outcome = Report(input: input.url.path, status: .error, message: message)
+                        outcome = Report(input: input.url.path, status: .error, error: message)
                     }
                     if outcome.seconds == 0 { outcome.seconds = Date().timeIntervalSince(started) }
                     state.complete(index, outcome, report: report)

@@ -13,11 +13,14 @@ struct BatchOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Inputs processed at once. Default: the number of cores.", valueName: "n"))
     var jobs: Int?
 
-    @Flag(help: "Print one JSON object per input on stdout (input, outputs, status, error, frames, duration_ms, width, height, bytes, seconds).")
+    @Flag(help: "Print one JSON object per input on stdout (schema, input, outputs, status, error, reason, shard, frames, duration_ms, width, height, bytes, seconds).")
     var json = false
 
-    @Flag(help: "Redo outputs that are up to date (newer than their input and made with the same options).")
+    @Flag(help: "Redo outputs that are up to date (those recording the fingerprint of the same input bytes and output options).")
     var force = false
+
+    @Option(help: ArgumentHelp("Process only shard I of N (1-based) of the inputs found: N jobs with 1/N ... N/N cover every input once (partitioned by each input's path relative to its directory).", valueName: "I/N"))
+    var shard: Shard?
 
     @Flag(name: .shortAndLong, help: "Print no progress or summary (errors are still printed).")
     var quiet = false

@@ -23,7 +23,7 @@ struct ExplodeCommand: ParsableCommand {
     @Argument(help: "GIF or video files (a GIF is recognised by its first bytes, not its name).")
     var inputs: [String]
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output directory (one input), or the directory to put NAME.frames/ in (several inputs). Default ./NAME.frames/.", valueName: "dir"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output directory (one input named here), or the directory to put NAME.frames/ in (several inputs or a directory input; created if missing). Default ./NAME.frames/.", valueName: "dir"))
     var output: String?
 
     @Option(help: ArgumentHelp("Frames to write, counting from 0, e.g. 0,5-9. Default all.", valueName: "list"))
@@ -46,11 +46,12 @@ struct ExplodeCommand: ParsableCommand {
                 throw ClipKitError.invalidOption(name: "--fps", reason: "must be more than 0 and at most \(Int(Exploder.maxFPS)), got \(fps)")
             }
         }
-        let exploder = Exploder(options: options)
-        let runner = InputRunner(batch: batch, outputExtension: nil,
-                                 fingerprint: "explode 1 frames=\(frames ?? "all") fps=\(fps.map { "\($0)" } ?? "all") limits=\(limits.limits)")
-        try runner.run(inputs, output: output) { input, directory in
-            let result = try exploder.explode(input.url, into: directory)
+        var runner = InputRunner(batch: batch, outputExtension: nil, fingerprintOptions: options.fingerprintOptions)
+        runner.limits = options.limits
+        try runner.run(inputs, output: output) { [options] input, directory, fingerprint in
+            var options = options
+            options.fingerprint = fingerprint
+            let result = try Exploder(options: options).explode(input.url, into: directory)
             InputRunner.printWarnings(result.warnings, for: input.url)
             let manifest = result.manifest
             return Report(input: input.url.path, outputs: [result.directory.path], status: .ok, frames: manifest.frames.count,

@@ -32,7 +32,7 @@ struct GIFCommand: ParsableCommand {
     @Argument(help: "Video files, PNG frames, or one frames.json.")
     var inputs: [String]
 
-    @Option(name: .shortAndLong, help: "Output file (one input) or directory (ends with /, or exists).")
+    @Option(name: .shortAndLong, help: "Output file (one input), or directory (several inputs, a directory input, a name ending with /, or an existing directory; created if missing).")
     var output: String?
 
     @Option(help: "Frames per second, chosen by timestamp (at most 50). Default 10.")
@@ -176,12 +176,16 @@ struct GIFCommand: ParsableCommand {
         switch job {
         case .videos:
             let posterURL = poster.map { URL(fileURLWithPath: $0) }
-            let runner = InputRunner(batch: batch, outputExtension: "gif", fingerprint: "gif 1 \(options) poster=\(poster ?? "none")")
-            try runner.run(inputs, output: output) { input, destination in
+            var runner = InputRunner(batch: batch, outputExtension: "gif", fingerprintOptions: options.fingerprintOptions)
+            runner.limits = options.limits
+            runner.companions = posterURL.map { [$0] } ?? []
+            try runner.run(inputs, output: output) { input, destination, fingerprint in
                 let started = Date()
                 if let posterURL {
                     try OutputPlan.checkNotInput(posterURL, inputs: [input.url, destination])
                 }
+                var options = options
+                options.fingerprint = fingerprint
                 let converter = GIFConverter(options: options, progress: reporter.callback(for: input.url.lastPathComponent))
                 let result = try converter.convert(video: input.url, to: destination, poster: posterURL)
                 InputRunner.printWarnings(result.warnings, for: input.url)
@@ -212,8 +216,8 @@ struct GIFCommand: ParsableCommand {
     private func runSingle(named: URL, inputs: [URL], _ convert: (URL) throws -> GIFResult) throws {
         try InputRunner.validate {
             try OutputPlan.prepare(output: output)
-            let runner = InputRunner(batch: batch, outputExtension: "gif", fingerprint: "")
-            let destination = try runner.destination(for: BatchInput(url: named), output: output, inputCount: 1)
+            let runner = InputRunner(batch: batch, outputExtension: "gif", fingerprintOptions: "")
+            let destination = runner.destination(for: BatchInput(url: named), output: output, directoryMode: false)
             try OutputPlan.checkNotInput(destination, inputs: inputs)
             let started = Date()
             let result = try convert(destination)

@@ -25,24 +25,32 @@ struct InfoCommand: ParsableCommand {
     @Flag(help: "Count video frames by decoding them (exact: hidden frames, edit lists and field pairs are not frames); without it the count is the packets', an estimate.")
     var countFrames = false
 
-    @Flag(help: "Print one JSON object per input.")
+    @Flag(help: "Print one JSON object per input (with schema and status; a failed input gives an object with its error).")
     var json = false
+
+    @Option(help: ArgumentHelp("Describe only shard I of N of the inputs found (as for the other commands).", valueName: "I/N"))
+    var shard: Shard?
 
     @OptionGroup(title: "Limits") var limits: LimitOptions
 
     func run() throws {
         var failed = false
-        for input in InputScanner(recursive: recursive, followLinks: followLinks).expand(inputs) {
+        let found = InputScanner(recursive: recursive, followLinks: followLinks).expand(inputs)
+        for input in found where shard?.contains(input.shardKey) ?? true {
             let url = input.url
-            let fields: [(String, Any?)]
+            var fields: [(String, Any?)]
             do {
                 if let problem = input.problem { throw problem }
                 fields = try Self.describe(url, limits: limits.limits.started(), countFrames: countFrames)
+                fields += [("status", "ok"), ("error", nil)]
             } catch {
-                InputRunner.printError((error as? ClipKitError)?.description ?? "\(url.path): \(error)")
+                let message = (error as? ClipKitError)?.description ?? "\(url.path): \(error)"
+                InputRunner.printError(message)
                 failed = true
-                continue
+                guard json else { continue }
+                fields = [("input", url.path), ("status", "error"), ("error", message)]
             }
+            fields += [("schema", Report.schema), ("shard", shard?.description)]
             guard StandardOutput.writeLine(json ? Self.jsonLine(fields) : Self.text(fields)) else {
                 InputRunner.printError("stdout was closed")
                 throw ExitCode(1)

@@ -8,24 +8,25 @@ struct InputRunner {
     let batch: BatchOptions
     /// The output file extension ("png", "gif") or nil when outputs are directories (explode).
     let outputExtension: String?
-    /// Describes the options that shape the output: a change redoes up-to-date outputs.
-    let fingerprint: String
+    /// The options that shape the outputs (`fingerprintOptions` of the command's options): with
+    /// the input's bytes they make the fingerprint an up-to-date output records.
+    let fingerprintOptions: String
+    /// Limits of one input: the up-to-date check's hashing stays within its deadline.
+    var limits = Limits()
+    /// Files written beside each output (`gif --poster`): up to date only when they are too.
+    var companions: [URL] = []
 
-    /// Where each input goes. File outputs: `-o FILE` with one input; inside `-o DIR/` (or an
-    /// existing directory), mirroring sub-directories of directory inputs; else the current
-    /// directory. Directory outputs (explode): `-o` itself with one input, `-o/NAME.frames` with several.
-    func destination(for input: BatchInput, output: String?, inputCount: Int) throws -> URL {
+    /// Where each input goes. With several inputs, or a directory input, `-o` names a directory
+    /// (with or without a trailing slash; created if missing), mirroring sub-directories of
+    /// directory inputs. With one input named on the command line, `-o` is the output itself,
+    /// unless it ends with `/` or is an existing directory: then the output goes inside it
+    /// (explode: `-o` is the frames directory itself). Without `-o`, the current directory.
+    func destination(for input: BatchInput, output: String?, directoryMode: Bool) -> URL {
         let name = input.url.deletingPathExtension().lastPathComponent + (outputExtension.map { "." + $0 } ?? ".frames")
         var base = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         if let output {
-            let single = inputCount == 1 && input.relativeDirectory.isEmpty
-            if outputExtension == nil {
-                if single { return URL(fileURLWithPath: output, isDirectory: true) }
-            } else if !OutputPlan.isDirectoryTarget(output) {
-                guard single else {
-                    throw ClipKitError.invalidOption(name: "-o", reason: "with several inputs, -o must be a directory (end it with /)")
-                }
-                return URL(fileURLWithPath: output)
+            if !directoryMode && (outputExtension == nil || !OutputPlan.isDirectoryTarget(output)) {
+                return URL(fileURLWithPath: output, isDirectory: outputExtension == nil)
             }
             base = URL(fileURLWithPath: output, isDirectory: true)
         }
@@ -33,16 +34,38 @@ struct InputRunner {
         return directory.appendingPathComponent(name)
     }
 
-    /// Expands `paths`, then runs `job(input, destination)` for each. Throws `ExitCode(1)` when
-    /// any input failed and `ExitCode(2)` for usage errors (before anything is written).
-    func run(_ paths: [String], output: String?, job: @escaping @Sendable (BatchInput, URL) throws -> Report) throws {
+    /// Refuses `-o clip.gif` for several GIFs: named like the output file, it is surely not meant as
+    /// a directory (an existing directory of that name is used as it is).
+    static func checkDirectoryName(_ output: String, outputExtension: String?) throws {
+        var isDirectory: ObjCBool = false
+        guard let outputExtension, !output.hasSuffix("/"),
+              URL(fileURLWithPath: output).pathExtension.lowercased() == outputExtension,
+              !(FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) && isDirectory.boolValue) else { return }
+        throw ClipKitError.invalidOption(name: "-o", reason: "several inputs need a directory, but \(output) is named like a .\(outputExtension) file; give a directory")
+    }
+
+    /// True when `-o` must name a directory: several inputs, or any found in a directory.
+    static func isDirectoryMode(_ inputs: [BatchInput]) -> Bool {
+        inputs.count > 1 || inputs.contains { $0.fromDirectory }
+    }
+
+    /// Expands `paths`, then runs `job(input, destination, fingerprint)` for each input of this
+    /// shard whose outputs are not up to date. Throws `ExitCode(1)` when any input failed and
+    /// `ExitCode(2)` for usage errors (before anything is written).
+    func run(_ paths: [String], output: String?,
+             job: @escaping @Sendable (BatchInput, URL, FingerprintSource) throws -> Report) throws {
         var inputs: [BatchInput] = []
         var destinations: [URL] = []
+        var ignored = 0
         try Self.validate {
             var scanner = InputScanner(recursive: batch.recursive, followLinks: batch.followLinks)
             if let output { scanner.excluded = [URL(fileURLWithPath: output).standardizedFileURL.path] }
-            inputs = scanner.expand(paths)
-            for input in inputs { destinations.append(try destination(for: input, output: output, inputCount: inputs.count)) }
+            let scan = scanner.scan(paths)
+            inputs = scan.inputs
+            ignored = scan.ignored
+            // Decided over all inputs, before sharding: every shard writes to the same places.
+            let directoryMode = Self.isDirectoryMode(inputs)
+            for input in inputs { destinations.append(destination(for: input, output: output, directoryMode: directoryMode)) }
             // Two inputs with one output name (a.mp4 and a.mov) would overwrite each other: refuse
             // before anything runs.
             var claimed: [String: URL] = [:]
@@ -53,33 +76,48 @@ struct InputRunner {
                 }
                 claimed[key] = input.url
             }
-            try OutputPlan.prepare(output: output)
+            if let shard = batch.shard {
+                let kept = inputs.indices.filter { shard.contains(inputs[$0].shardKey) }
+                inputs = kept.map { inputs[$0] }
+                destinations = kept.map { destinations[$0] }
+            }
+            if let output, directoryMode || output.hasSuffix("/"), !inputs.isEmpty {
+                try Self.checkDirectoryName(output, outputExtension: outputExtension)
+                try OutputPlan.prepare(directory: output)
+            }
         }
         let inputURLs = inputs.map(\.url)
-        let state = IncrementalState()
-        let fingerprint = self.fingerprint, force = batch.force, json = batch.json, outputExtension = self.outputExtension
+        let fingerprintOptions = self.fingerprintOptions, force = batch.force, json = batch.json
+        let limits = self.limits, companions = self.companions, shard = batch.shard.map(\.description)
         let destinationOf = Dictionary(zip(inputs.map(\.url), destinations), uniquingKeysWith: { first, _ in first })
         let stdoutClosed = Locked(false)
         let reports = Batch(jobs: batch.jobs ?? ProcessInfo.processInfo.activeProcessorCount).run(inputs, work: { input in
             if let problem = input.problem { throw problem }
             let destination = destinationOf[input.url]!
             try OutputPlan.checkNotInput(destination, inputs: inputURLs)
-            // A directory output (explode) is whole only if its manifest is there.
-            let witness = outputExtension == nil ? destination.appendingPathComponent(Exploder.manifestName) : destination
-            if !force, FileManager.default.fileExists(atPath: witness.path),
-               state.isUpToDate(output: destination, input: input.url, options: fingerprint) {
-                return Report(input: input.url.path, outputs: [destination.path], status: .skipped, message: "up to date")
+            let outputs = [destination] + companions
+            var fingerprint = FingerprintSource.hashingInput(options: fingerprintOptions)
+            // Up to date: every output records the fingerprint of these input bytes and options.
+            // Only then is the input hashed up front (the hash is reused if it is not).
+            if !force, outputs.allSatisfy({ FileManager.default.fileExists(atPath: $0.path) }) {
+                let expected = Fingerprint(contentHash: try ContentHash.ofFile(input.url, deadline: limits.started().deadline),
+                                           options: fingerprintOptions)
+                if outputs.allSatisfy({ Fingerprint.recorded(in: $0) == expected }) {
+                    return Report(input: input.url.path, outputs: outputs.map(\.path), status: .skipped, reason: "up to date")
+                }
+                fingerprint = .known(expected)
             }
             if !input.relativeDirectory.isEmpty {
                 try? FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
             }
-            var report = try job(input, destination)
+            var report = try job(input, destination, fingerprint)
             report.input = input.url.path
             if report.outputs.isEmpty { report.outputs = [destination.path] }
-            state.record(output: destination, input: input.url, options: fingerprint)
             return report
         }, report: { report in
-            if report.status == .error { Self.printError(report.message ?? "failed") }
+            var report = report
+            report.shard = shard
+            if report.status == .error { Self.printError(report.error ?? "failed") }
             guard json else { return true }
             if StandardOutput.writeLine(report.jsonLine()) { return true }
             stdoutClosed.withLock { $0 = true }
@@ -87,10 +125,12 @@ struct InputRunner {
         })
         let failed = reports.filter { $0.status == .error }.count
         let skipped = reports.filter { $0.status == .skipped }.count
-        if !batch.quiet && (skipped > 0 || reports.count > 1) {
+        if !batch.quiet && (skipped > 0 || ignored > 0 || reports.count > 1 || batch.shard != nil) {
             var line = "clipkit: \(reports.count - failed - skipped) done"
             if skipped > 0 { line += ", \(skipped) skipped (up to date; --force redoes them)" }
             if failed > 0 { line += ", \(failed) failed" }
+            if ignored > 0 { line += ", \(ignored) non-media file\(ignored == 1 ? "" : "s") ignored" }
+            if let shard = batch.shard { line += " (shard \(shard))" }
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }
         if stdoutClosed.withLock({ $0 }) {

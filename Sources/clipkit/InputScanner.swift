@@ -11,12 +11,29 @@ struct BatchInput: Sendable, Equatable {
     /// Why this input cannot be processed, found while expanding (a directory with no media):
     /// reported as that input's failure without stopping the others.
     var problem: ClipKitError?
+    /// Found by searching a directory given as input (so `-o` names a directory).
+    var fromDirectory: Bool
+    /// The path as given on the command line, for inputs named there.
+    var given: String?
 
-    init(url: URL, relativeDirectory: String = "", problem: ClipKitError? = nil) {
+    init(url: URL, relativeDirectory: String = "", problem: ClipKitError? = nil, fromDirectory: Bool = false) {
         self.url = url
         self.relativeDirectory = relativeDirectory
         self.problem = problem
+        self.fromDirectory = fromDirectory
     }
+
+    /// The input's path relative to the directory it was found in, or as given: what `--shard` partitions by.
+    var shardKey: String {
+        guard fromDirectory else { return given ?? url.path }
+        return relativeDirectory.isEmpty ? url.lastPathComponent : relativeDirectory + "/" + url.lastPathComponent
+    }
+}
+
+/// What a scan found: the inputs, and how many files in directories were not media.
+struct ScanResult {
+    var inputs: [BatchInput] = []
+    var ignored = 0
 }
 
 /// Expands directories into the media files in them, with a fixed policy for links: a link to
@@ -33,15 +50,23 @@ struct InputScanner {
     var excluded: Set<String> = []
 
     /// Files stay as given (checked later, one error each). A directory gives the media files in
-    /// it, recognised by content (`MediaProbe`), sorted by name; with `recursive`, those in its
-    /// sub-directories too; one with none gives an input carrying that `problem`. Hidden files
-    /// and directories are skipped.
+    /// it, sorted by name: those named as videos or GIFs (one that does not open is that input's
+    /// error, never skipped) and others libavformat recognises by content (`MediaProbe.kind`);
+    /// other files are ignored and counted. With `recursive`, sub-directories too; a directory
+    /// with no media gives an input carrying that `problem`. Hidden files and directories are skipped.
     func expand(_ paths: [String]) -> [BatchInput] {
+        scan(paths).inputs
+    }
+
+    func scan(_ paths: [String]) -> ScanResult {
+        var result = ScanResult()
         var inputs: [BatchInput] = []
         for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
-                inputs.append(BatchInput(url: URL(fileURLWithPath: path)))
+                var input = BatchInput(url: URL(fileURLWithPath: path))
+                input.given = path
+                inputs.append(input)
                 continue
             }
             var walk = Walk(root: URL(fileURLWithPath: path, isDirectory: true).resolvingSymlinksInPath().path)
@@ -50,17 +75,19 @@ struct InputScanner {
                 found = try scan(URL(fileURLWithPath: path, isDirectory: true), relative: "", walk: &walk, depth: 0)
             } catch {
                 inputs.append(BatchInput(url: URL(fileURLWithPath: path), problem: error as? ClipKitError
-                    ?? .unreadable(path: path, reason: "\(error)")))
+                    ?? .unreadable(path: path, reason: "\(error)"), fromDirectory: true))
                 continue
             }
+            result.ignored += walk.ignored
             if found.isEmpty {
                 inputs.append(BatchInput(url: URL(fileURLWithPath: path), problem: .noFrames(path: path, reason: recursive
                     ? "no video or GIF files in this directory or below it"
-                    : "no video or GIF files in this directory (add -r to search sub-directories)")))
+                    : "no video or GIF files in this directory (add -r to search sub-directories)"), fromDirectory: true))
             }
             inputs += found
         }
-        return inputs
+        result.inputs = inputs
+        return result
     }
 
     /// What one directory walk has seen: (device, inode) of directories and files.
@@ -68,6 +95,8 @@ struct InputScanner {
         let root: String
         var directories = Set<[UInt64]>()
         var files = Set<[UInt64]>()
+        /// Regular files that are not media.
+        var ignored = 0
     }
 
     /// The visible entries of a directory, sorted, read with readdir so that names which are not
@@ -102,7 +131,7 @@ struct InputScanner {
         for lossy in unnamed {
             files.append(BatchInput(url: directory.appendingPathComponent(lossy), relativeDirectory: relative,
                                     problem: .unreadable(path: directory.appendingPathComponent(lossy).path,
-                                                         reason: "its name is not valid UTF-8; rename it")))
+                                                         reason: "its name is not valid UTF-8; rename it"), fromDirectory: true))
         }
         for name in names {
             let url = directory.appendingPathComponent(name)
@@ -119,7 +148,11 @@ struct InputScanner {
                     guard real.hasPrefix(walk.root + "/") else { continue }
                 }
                 guard walk.files.insert([UInt64(target.st_dev), UInt64(target.st_ino)]).inserted else { continue }
-                if MediaProbe.isMedia(url) { files.append(BatchInput(url: url, relativeDirectory: relative)) }
+                if MediaProbe.kind(of: url) == .other {
+                    walk.ignored += 1
+                } else {
+                    files.append(BatchInput(url: url, relativeDirectory: relative, fromDirectory: true))
+                }
             default:
                 continue  // FIFOs, devices, sockets: never opened
             }

@@ -6,10 +6,22 @@ enum OutputPlan {
     /// Creates the directory named by `-o DIR/` if needed.
     static func prepare(output: String?) throws {
         guard let output, output.hasSuffix("/") else { return }
+        try prepare(directory: output)
+    }
+
+    /// Creates the output directory `path` (and its parents) if missing; an existing file there is an error.
+    static func prepare(directory path: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw ClipKitError.outputFailed(path: path, reason: "is a file, but several outputs need a directory here")
+            }
+            return
+        }
         do {
-            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
-            throw ClipKitError.outputFailed(path: output, reason: "cannot create directory")
+            throw ClipKitError.outputFailed(path: path, reason: "cannot create directory")
         }
     }
 

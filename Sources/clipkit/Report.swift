@@ -3,14 +3,22 @@ import ClipKit
 import Foundation
 
 /// What happened to one input.
-struct Report: Sendable, Codable, Equatable {
-    enum Status: String, Sendable, Codable { case ok, skipped, error }
+struct Report: Sendable, Equatable {
+    enum Status: String, Sendable { case ok, skipped, error }
+
+    /// The version of the JSON objects' fields (README, "JSON reports"); raised when a field
+    /// changes meaning or goes away.
+    static let schema = 1
 
     var input: String
     var outputs: [String]
     var status: Status
-    /// The one-line error (status `error`) or why it was skipped.
-    var message: String?
+    /// The one-line error (status `error`).
+    var error: String?
+    /// Why the input was skipped (status `skipped`): "up to date".
+    var reason: String?
+    /// The `--shard` this run processed.
+    var shard: String?
     var frames: Int?
     var durationMs: Int?
     var width: Int?
@@ -20,12 +28,13 @@ struct Report: Sendable, Codable, Equatable {
     /// Wall time spent on this input.
     var seconds: Double
 
-    init(input: String, outputs: [String] = [], status: Status, message: String? = nil, frames: Int? = nil,
-                durationMs: Int? = nil, width: Int? = nil, height: Int? = nil, bytes: Int? = nil, seconds: Double = 0) {
+    init(input: String, outputs: [String] = [], status: Status, error: String? = nil, reason: String? = nil, frames: Int? = nil,
+         durationMs: Int? = nil, width: Int? = nil, height: Int? = nil, bytes: Int? = nil, seconds: Double = 0) {
         self.input = input
         self.outputs = outputs
         self.status = status
-        self.message = message
+        self.error = error
+        self.reason = reason
         self.frames = frames
         self.durationMs = durationMs
         self.width = width
@@ -34,32 +43,21 @@ struct Report: Sendable, Codable, Equatable {
         self.seconds = seconds
     }
 
-    enum CodingKeys: String, CodingKey {
-        case input, outputs, status, frames, width, height, bytes, seconds
-        case message = "error"
-        case durationMs = "duration_ms"
-    }
-
-    func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(input, forKey: .input)
-        try c.encode(outputs, forKey: .outputs)
-        try c.encode(status, forKey: .status)
-        // Every key is always present (null when unknown), so `jq` filters need no guards.
-        try c.encode(message, forKey: .message)
-        try c.encode(frames, forKey: .frames)
-        try c.encode(durationMs, forKey: .durationMs)
-        try c.encode(width, forKey: .width)
-        try c.encode(height, forKey: .height)
-        try c.encode(bytes, forKey: .bytes)
-        try c.encode((seconds * 1000).rounded() / 1000, forKey: .seconds)
-    }
-
-    /// One line of JSON with sorted keys.
+    /// One line of JSON, keys sorted; every key is always present (null when unknown), so `jq`
+    /// filters need no guards.
     func jsonLine() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(self)) ?? Data("{}".utf8)
+        let fields: [String: Any] = [
+            "schema": Self.schema, "input": input, "outputs": outputs, "status": status.rawValue,
+            "error": error ?? NSNull(), "reason": reason ?? NSNull(), "shard": shard ?? NSNull(),
+            "frames": frames ?? NSNull(), "duration_ms": durationMs ?? NSNull(), "width": width ?? NSNull(),
+            "height": height ?? NSNull(), "bytes": bytes ?? NSNull(), "seconds": (seconds * 1000).rounded() / 1000,
+        ]
+        return Self.jsonLine(fields)
+    }
+
+    /// `fields` as one line of JSON with sorted keys.
+    static func jsonLine(_ fields: [String: Any]) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 }

@@ -19,7 +19,7 @@ struct ThumbCommand: ParsableCommand {
     @Argument(help: "Video or image files.")
     var inputs: [String]
 
-    @Option(name: .shortAndLong, help: "Output file (one input) or directory (ends with /, or exists).")
+    @Option(name: .shortAndLong, help: "Output file (one input), or directory (several inputs, a directory input, a name ending with /, or an existing directory; created if missing).")
     var output: String?
 
     @Option(help: ArgumentHelp("Frame to take: seconds (2.5), [hh:]mm:ss[.ms], or a percentage of the duration (10%). Frame-accurate.", valueName: "time"))
@@ -61,10 +61,12 @@ struct ThumbCommand: ParsableCommand {
     func run() throws {
         var options = ThumbnailOptions()
         try InputRunner.validate { options = try makeOptions() }
-        let thumbnailer = Thumbnailer(options: options)
-        let runner = InputRunner(batch: batch, outputExtension: "png", fingerprint: "thumb 1 \(options)")
-        try runner.run(inputs, output: output) { input, destination in
-            let result = try thumbnailer.writeThumbnail(of: input.url, to: destination)
+        var runner = InputRunner(batch: batch, outputExtension: "png", fingerprintOptions: options.fingerprintOptions)
+        runner.limits = options.limits
+        try runner.run(inputs, output: output) { [options] input, destination, fingerprint in
+            var options = options
+            options.fingerprint = fingerprint
+            let result = try Thumbnailer(options: options).writeThumbnail(of: input.url, to: destination)
             InputRunner.printWarnings(result.warnings, for: input.url)
             return Report(input: input.url.path, status: .ok, frames: 1, width: result.width, height: result.height, bytes: result.bytes)
         }

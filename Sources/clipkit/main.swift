@@ -16,6 +16,13 @@ struct Clipkit: ParsableCommand {
     )
 }
 
+// FFmpeg's libraries are loaded lazily (ClipKit's FFmpegLibraries); LD_BIND_NOW would have bound
+// their calls to nothing at start-up, so run again without it.
+if let now = getenv("LD_BIND_NOW"), now.pointee != 0 {
+    unsetenv("LD_BIND_NOW")
+    execv("/proc/self/exe", CommandLine.unsafeArgv)
+}
+
 let signalSources = Signals.installCleanup()
 defer { withExtendedLifetime(signalSources) {} }
 do {

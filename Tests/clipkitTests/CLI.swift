@@ -53,11 +53,11 @@ enum CLI {
         return process.terminationStatus
     }
 
-    /// Every file name under `directory`, sorted, hidden ones included (so stray temp files
-    /// show), except the incremental state files clipkit keeps beside its outputs.
+    /// Every file name under `directory`, sorted, hidden ones included (so stray temp files,
+    /// or anything else beside the outputs, show).
     static func files(in directory: URL) -> [String] {
         let names = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String } ?? []
-        return names.filter { !$0.hasSuffix(".clipkit-state.json") }.sorted()
+        return names.sorted()
     }
 }
 

@@ -10,6 +10,14 @@ public struct ExplodeOptions: Sendable {
     public var force = false
     /// Pixels, frames and time allowed for one input.
     public var limits = Limits()
+    /// The fingerprint `frames.json` records; nil records none.
+    public var fingerprint: FingerprintSource?
+
+    /// The options that shape the frames, in a fixed text form: a `Fingerprint`'s options.
+    public var fingerprintOptions: String {
+        let selection = frames.map { $0.ranges.map { "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ",") } ?? "all"
+        return "explode frames=\(selection) fps=\(fps.map { "\($0)" } ?? "all")"
+    }
     /// Largest canvas or image accepted, in pixels, checked before anything is allocated.
     public var maxPixels: Int {
         get { limits.maxPixels }

@@ -37,11 +37,13 @@ public struct Exploder: Sendable {
         }
         try InputFile.check(input.path)
         let limits = options.limits.started()
+        let stamp = FingerprintStage(options.fingerprint, input: input, deadline: limits.deadline)
+        defer { stamp.stop() }
         do {
             if Self.isGIF(input) {
-                return try explodeGIF(input, into: directory, limits: limits)
+                return try explodeGIF(input, into: directory, limits: limits, stamp: stamp)
             }
-            return try explodeVideo(input, into: directory, limits: limits)
+            return try explodeVideo(input, into: directory, limits: limits, stamp: stamp)
         } catch ClipKitError.outputFailed(let path, let reason) where path.contains("/.\(directory.lastPathComponent)") && path.contains(".clipkit-") {
             // Name the output the user asked for, not the hidden directory it was being built in.
             let file = URL(fileURLWithPath: path).lastPathComponent
@@ -52,7 +54,7 @@ public struct Exploder: Sendable {
 
     // MARK: - GIF
 
-    private func explodeGIF(_ input: URL, into directory: URL, limits: Limits) throws -> Result {
+    private func explodeGIF(_ input: URL, into directory: URL, limits: Limits, stamp: FingerprintStage) throws -> Result {
         let animation = try GIFAnimation(url: input, limits: limits)
         let frameCount = animation.scan.frames.count
         let selected = options.frames.map { selection in (0..<frameCount).filter { selection.contains($0) }.count } ?? frameCount
@@ -88,9 +90,10 @@ public struct Exploder: Sendable {
         try writer.finish()
         var warnings = animation.warnings
         if options.fps != nil { warnings.append("--fps applies to videos only; the GIF's own frames were written") }
-        let manifest = FramesManifest(source: input.lastPathComponent,
+        var manifest = FramesManifest(source: input.lastPathComponent,
                                       canvas: .init(width: animation.canvasWidth, height: animation.canvasHeight),
                                       loopCount: animation.loopCount, frames: entries)
+        manifest.fingerprint = try stamp.value()?.text
         try manifest.write(to: staging.url.appendingPathComponent(Self.manifestName), budget: budget)
         try staging.commit()
         return Result(directory: directory, manifest: manifest, warnings: warnings)
@@ -98,7 +101,7 @@ public struct Exploder: Sendable {
 
     // MARK: - Video
 
-    private func explodeVideo(_ input: URL, into directory: URL, limits: Limits) throws -> Result {
+    private func explodeVideo(_ input: URL, into directory: URL, limits: Limits, stamp: FingerprintStage) throws -> Result {
         let reader = try VideoReader(url: input, limits: limits, fullProbe: true)
         var readOptions = FrameReadOptions(fps: options.fps)
         readOptions.limits = limits
@@ -160,8 +163,9 @@ public struct Exploder: Sendable {
                                  width: entry.width, height: entry.height)
         }
         let first = written.first ?? (0, reader.info.codedWidth, reader.info.codedHeight)
-        let manifest = FramesManifest(source: input.lastPathComponent, canvas: .init(width: first.width, height: first.height),
+        var manifest = FramesManifest(source: input.lastPathComponent, canvas: .init(width: first.width, height: first.height),
                                       loopCount: nil, frames: entries)
+        manifest.fingerprint = try stamp.value()?.text
         try manifest.write(to: staging.url.appendingPathComponent(Self.manifestName), budget: budget)
         try staging.commit()
         return Result(directory: directory, manifest: manifest, warnings: [])

@@ -8,9 +8,10 @@ final class StagingDirectory {
     private let target: URL
     private var committed = false
 
-    /// Refuses a `target` that is a file, or a non-empty directory unless `force` is set and it
-    /// is provably an earlier explode's output (see `checkReplaceable`). `inputs` are never
-    /// inside a replaced directory.
+    /// Refuses a `target` that is a file, or a non-empty directory unless it is provably an
+    /// earlier explode's output (see `checkReplaceable`) and either `force` is set or its manifest
+    /// records a fingerprint (an out-of-date output, redone as a rerun redoes a GIF). `inputs`
+    /// are never inside a replaced directory.
     init(for target: URL, force: Bool, inputs: [URL]) throws {
         self.target = target
         let fileManager = FileManager.default
@@ -22,7 +23,7 @@ final class StagingDirectory {
             }
             let contents = try Self.contents(of: path)
             if !contents.isEmpty {
-                guard force else {
+                guard force || FramesManifest.recordedFingerprint(in: target) != nil else {
                     throw ClipKitError.outputFailed(path: path, reason: "directory is not empty (--force replaces an earlier explode's output)")
                 }
                 try Self.checkReplaceable(target, contents: contents, inputs: inputs)

@@ -74,6 +74,8 @@ public struct FramesManifest: Codable, Equatable, Sendable {
     /// What wrote the manifest: `clipkit-frames/1` in manifests clipkit writes (nil in older
     /// ones). An output directory is replaced by `explode --force` only when it holds this mark.
     public var format: String?
+    /// The `Fingerprint` of the input and options the frames were made from, when recorded.
+    public var fingerprint: String?
     /// The input's file name.
     public var source: String
     public var canvas: Canvas
@@ -99,7 +101,7 @@ public struct FramesManifest: Codable, Equatable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case format, source, canvas
+        case format, fingerprint, source, canvas
         case loopCount = "loop_count"
         case durationMs = "duration_ms"
         case frames
@@ -108,6 +110,7 @@ public struct FramesManifest: Codable, Equatable, Sendable {
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(format, forKey: .format)
+        try container.encodeIfPresent(fingerprint, forKey: .fingerprint)
         try container.encode(source, forKey: .source)
         try container.encode(canvas, forKey: .canvas)
         try container.encode(loopCount, forKey: .loopCount)
@@ -120,6 +123,7 @@ public struct FramesManifest: Codable, Equatable, Sendable {
     public func jsonText() -> String {
         var lines = ["{"]
         if let format { lines.append("  \"format\": \(Self.quoted(format)),") }
+        if let fingerprint { lines.append("  \"fingerprint\": \(Self.quoted(fingerprint)),") }
         lines.append("  \"source\": \(Self.quoted(source)),")
         lines.append("  \"canvas\": { \"width\": \(canvas.width), \"height\": \(canvas.height) },")
         lines.append("  \"loop_count\": \(loopCount.map(String.init) ?? "null"),")
@@ -183,6 +187,14 @@ public struct FramesManifest: Codable, Equatable, Sendable {
         }
         try manifest.validate(path: path, directory: url.deletingLastPathComponent())
         return manifest
+    }
+
+    /// The fingerprint recorded by the clipkit manifest in `directory`, when the manifest is
+    /// whole and every frame it lists is there.
+    static func recordedFingerprint(in directory: URL) -> Fingerprint? {
+        guard let manifest = try? read(from: directory.appendingPathComponent("frames.json")),
+              manifest.format == currentFormat, let text = manifest.fingerprint else { return nil }
+        return Fingerprint(recorded: text)
     }
 
     private func validate(path: String, directory: URL) throws {

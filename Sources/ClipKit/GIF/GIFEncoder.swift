@@ -89,6 +89,14 @@ public final class GIFEncoder {
         frameCount += 1
     }
 
+    /// Appends a comment extension (one sub-block: at most 255 bytes of text).
+    func addComment(_ text: String) throws {
+        guard text.utf8.count <= 255 else {
+            throw ClipKitError.internalFailure(path: url.path, reason: "a GIF comment of \(text.utf8.count) bytes")
+        }
+        try check(EGifPutComment(gif, text))
+    }
+
     /// Writes the trailer and moves the file into place.
     public func finish() throws {
         try writeTrailer()

@@ -40,7 +40,22 @@ public struct GIFOptions: Sendable {
         set { limits.maxPixels = newValue }
     }
 
+    /// The fingerprint the GIF (and its poster) records (a GIF comment before the trailer, a PNG
+    /// `tEXt` chunk); nil records none.
+    public var fingerprint: FingerprintSource?
+
     public init() {}
+
+    /// The options that shape the GIF, in a fixed text form: a `Fingerprint`'s options. Limits
+    /// are not among them.
+    public var fingerprintOptions: String {
+        let fields = [
+            "fps=\(fps)", "size=\(size.key)", "start=\(start)", "end=\(end.map { "\($0)" } ?? "none")",
+            "speed=\(speed)", "colors=\(colors)", "dither=\(dither.rawValue)", "palette=\(palette.rawValue)",
+            "threshold=\(changeThreshold)", "loop=\(loopCount.map { "\($0)" } ?? "none")", "merge=\(mergeIdenticalFrames)",
+        ]
+        return "gif " + fields.joined(separator: " ")
+    }
 
     public static let maxFPS = 50.0
 

@@ -1,6 +1,6 @@
 // Encodes RGBAImage as PNG, streaming: rows are filtered and deflated one at a time and IDAT chunks
-// written as they fill, so memory is a few rows, not a copy of the image. No timestamps or text
-// chunks, so the same pixels always give the same bytes.
+// written as they fill, so memory is a few rows, not a copy of the image. No timestamps; the one
+// text chunk is an optional fingerprint, so the same pixels (and fingerprint) give the same bytes.
 import CPNG
 import Foundation
 
@@ -25,8 +25,13 @@ public enum PNGWriter {
 
     /// PNG bytes for `image`, 8-bit, RGB (alpha dropped) or RGBA.
     public static func encode(_ image: RGBAImage, channels: Channels = .rgba, filter: Filter = .sub) throws -> [UInt8] {
+        try encode(image, channels: channels, filter: filter, fingerprint: nil)
+    }
+
+    /// PNG bytes with `fingerprint` recorded in a `tEXt` chunk before `IEND`.
+    static func encode(_ image: RGBAImage, channels: Channels, filter: Filter, fingerprint: Fingerprint?) throws -> [UInt8] {
         var png: [UInt8] = []
-        try stream(image, channels: channels, filter: filter) { png += $0 }
+        try stream(image, channels: channels, filter: filter, fingerprint: fingerprint) { png += $0 }
         return png
     }
 
@@ -36,14 +41,16 @@ public enum PNGWriter {
     }
 
     /// `budget` bounds the bytes written (`--max-output`): nothing is written past it.
-    static func write(_ image: RGBAImage, to url: URL, channels: Channels, filter: Filter, budget: ByteBudget?) throws {
+    static func write(_ image: RGBAImage, to url: URL, channels: Channels, filter: Filter, budget: ByteBudget?,
+                      fingerprint: Fingerprint? = nil) throws {
         let file = try AtomicFile(destination: url, budget: budget)
-        try stream(image, channels: channels, filter: filter) { try file.write($0) }
+        try stream(image, channels: channels, filter: filter, fingerprint: fingerprint) { try file.write($0) }
         try file.commit()
     }
 
     /// Produces the PNG in pieces (signature, chunks) and hands each to `emit`.
-    static func stream(_ image: RGBAImage, channels: Channels, filter: Filter, emit: ([UInt8]) throws -> Void) throws {
+    static func stream(_ image: RGBAImage, channels: Channels, filter: Filter, fingerprint: Fingerprint? = nil,
+                       emit: ([UInt8]) throws -> Void) throws {
         guard image.width > 0, image.height > 0 else {
             throw ClipKitError.internalFailure(path: "png", reason: "cannot write an empty image")
         }
@@ -81,6 +88,7 @@ public enum PNGWriter {
             }
             try deflater.add(row, finish: y == image.height - 1) { try emit(chunk("IDAT", $0)) }
         }
+        if let text = fingerprint?.pngTextChunk { try emit(chunk(text.type, text.data)) }
         try emit(chunk("IEND", []))
     }
 

@@ -31,6 +31,8 @@ public struct GIFConverter: Sendable {
         try options.validate()
         var options = self.options
         options.limits = options.limits.started()
+        let stamp = FingerprintStage(options.fingerprint, input: url, deadline: options.limits.deadline)
+        defer { stamp.stop() }
         var palette: Palette?
         if options.palette == .global {
             let histogram = try gatherColors(video: url, options: options)
@@ -48,7 +50,8 @@ public struct GIFConverter: Sendable {
         let expected = producer.expectedCount
         // Transparency is kept: such frames are written whole, each clearing the last.
         return try encode(producer: producer, expectedCount: expected, options: options, globalPalette: palette,
-                          transparentFrames: reader.info.hasAlpha, to: destination, poster: poster, capacity: capacity, source: url.path)
+                          transparentFrames: reader.info.hasAlpha, to: destination, poster: poster, capacity: capacity, source: url.path,
+                          stamp: stamp)
     }
 
     /// Assembles images (same size) shown for `delays` centiseconds each into a GIF.
@@ -69,7 +72,8 @@ public struct GIFConverter: Sendable {
         options.changeThreshold = 0
         options.mergeIdenticalFrames = false
         return try encode(producer: source, expectedCount: images.count, options: options, globalPalette: nil,
-                          transparentFrames: source.hasTransparency, to: destination, poster: nil, capacity: 2, source: images[0].path)
+                          transparentFrames: source.hasTransparency, to: destination, poster: nil, capacity: 2, source: images[0].path,
+                          stamp: FingerprintStage(nil, input: images[0], deadline: .none))
     }
 
     /// Rebuilds a GIF from an exploded directory's `frames.json`: its frames, delays and
@@ -115,7 +119,8 @@ public struct GIFConverter: Sendable {
     }
 
     private func encode(producer: sending any FrameProducer, expectedCount: Int?, options: GIFOptions, globalPalette: Palette?,
-                        transparentFrames: Bool, to destination: URL, poster: URL?, capacity: Int, source: String) throws -> GIFResult {
+                        transparentFrames: Bool, to destination: URL, poster: URL?, capacity: Int, source: String,
+                        stamp: FingerprintStage) throws -> GIFResult {
         let budget = ByteBudget(limit: options.limits.maxOutputBytes)
         let progress = self.progress
         let pipeline = Pipeline()
@@ -133,11 +138,8 @@ public struct GIFConverter: Sendable {
         }
         let posterImage = poster.map { _ in
             pipeline.stage("\(stageLabel).poster", from: branches[1], capacity: 1) {
-                (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<[UInt8]>) in
-                if case .frame(let first) = try input.pop() {
-                    // Like a thumbnail: RGBA when the frame has transparent pixels.
-                    output.push(try PNGWriter.encode(first.image, channels: first.image.isOpaque ? .rgb : .rgba))
-                }
+                (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<RGBAImage>) in
+                if case .frame(let first) = try input.pop() { output.push(first.image) }
             }
         }
         var writer = GIFWriterStage(destination: destination, source: source, options: options, globalPalette: globalPalette, budget: budget)
@@ -150,13 +152,16 @@ public struct GIFConverter: Sendable {
                 done += 1
                 progress?(done, expectedCount)
             case .end(let duration, let warnings):
-                var result = try writer.finish(duration: duration)
+                let fingerprint = try stamp.value()
+                var result = try writer.finish(duration: duration, fingerprint: fingerprint)
                 result.warnings = warnings
                 var posterFile: AtomicFile?
                 if let poster, let posterImage {
-                    guard let bytes = try posterImage.pop() else {
+                    guard let image = try posterImage.pop() else {
                         throw ClipKitError.noFrames(path: poster.path, reason: "no frame for the poster")
                     }
+                    // Like a thumbnail: RGBA when the frame has transparent pixels.
+                    let bytes = try PNGWriter.encode(image, channels: image.isOpaque ? .rgb : .rgba, filter: .sub, fingerprint: fingerprint)
                     posterFile = try AtomicFile(destination: poster, budget: budget)
                     try posterFile?.write(bytes)
                 }

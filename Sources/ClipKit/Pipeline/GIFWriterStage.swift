@@ -41,8 +41,8 @@ struct GIFWriterStage {
     }
 
     /// The stream ended `duration` seconds after the first frame: writes what is held back and
-    /// the trailer. The GIF is still a temp file until `commit()`.
-    mutating func finish(duration: Double) throws -> GIFResult {
+    /// `fingerprint` (as a comment) and the trailer. The GIF is still a temp file until `commit()`.
+    mutating func finish(duration: Double, fingerprint: Fingerprint? = nil) throws -> GIFResult {
         guard let encoder, let last = pending.last else {
             throw ClipKitError.noFrames(path: source, reason: "no frames to write")
         }
@@ -60,6 +60,7 @@ struct GIFWriterStage {
             try write(last, delay: max(lastDelay, 2))
         }
         pending.removeAll()
+        if let fingerprint { try encoder.addComment(fingerprint.gifComment) }
         try encoder.writeTrailer()
         return GIFResult(url: destination, width: size.width, height: size.height, frameCount: encoder.frameCount,
                          durationCentiseconds: writtenCentiseconds, bytes: encoder.bytesWritten)

@@ -20,6 +20,20 @@ public struct ThumbnailOptions: Sendable {
     public var skipBlankWithin: Double?
     /// Pixels and time allowed for one input.
     public var limits = Limits()
+    /// The fingerprint the PNG records (a `tEXt` chunk); nil records none.
+    public var fingerprint: FingerprintSource?
+
+    /// The options that shape the thumbnail, in a fixed text form: a `Fingerprint`'s options.
+    /// Limits are not among them: they decide whether a thumbnail is made, not how it looks.
+    public var fingerprintOptions: String {
+        let at: String
+        switch position {
+        case .first: at = "first"
+        case .seconds(let seconds): at = "s:\(seconds)"
+        case .fraction(let fraction): at = "f:\(fraction)"
+        }
+        return "thumb at=\(at) size=\(size.key) skip-blank=\(skipBlankWithin.map { "\($0)" } ?? "off")"
+    }
 
     public init(position: ThumbnailPosition = .first, size: FrameSize = .fit(width: 320, height: 320),
                 skipBlankWithin: Double? = nil) {
@@ -52,9 +66,11 @@ public struct Thumbnailer: Sendable {
     /// pixels, RGB otherwise): whole or not at all, and
     /// within `options.limits.maxOutputBytes`.
     public func writeThumbnail(of url: URL, to destination: URL) throws -> ThumbnailResult {
+        let stamp = FingerprintStage(options.fingerprint, input: url, deadline: options.limits.started().deadline)
+        defer { stamp.stop() }
         let (image, warnings) = try take(url)
         // Transparent pixels (a GIF's, a video's alpha) stay transparent; opaque pictures are RGB.
-        let bytes = try PNGWriter.encode(image, channels: image.isOpaque ? .rgb : .rgba)
+        let bytes = try PNGWriter.encode(image, channels: image.isOpaque ? .rgb : .rgba, filter: .sub, fingerprint: try stamp.value())
         try AtomicFile.write(bytes, to: destination, budget: ByteBudget(limit: options.limits.maxOutputBytes))
         return ThumbnailResult(url: destination, width: image.width, height: image.height, bytes: bytes.count, warnings: warnings)
     }

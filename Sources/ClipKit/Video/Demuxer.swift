@@ -1,5 +1,5 @@
 // Opens a media file with libavformat and describes its best video stream; owns the format context.
-import CFFmpeg
+@_weakLinked import CFFmpeg
 import Foundation
 
 /// Owns the AVFormatContext of one open file and knows its video stream.
@@ -14,6 +14,7 @@ final class Demuxer {
     let decoder: UnsafePointer<AVCodec>
 
     init(url: URL, maxPixels: Int = 100_000_000, deadline: Deadline = .none, fullProbe: Bool = true) throws {
+        try FFmpegLibraries.load()
         Demuxer.quietLogs
         let path = url.path
         self.path = path
@@ -74,7 +75,7 @@ final class Demuxer {
             throw ClipKitError.corrupt(path: path, reason: "video stream has no picture size")
         }
         let rotation: Rotation
-        if let matrix = ck_stream_display_matrix(context.pointee.streams[Int(index)]) {
+        if let matrix = Self.displayMatrix(of: context.pointee.streams[Int(index)]) {
             rotation = Rotation(displayMatrix: Array(UnsafeBufferPointer(start: matrix, count: 9)))
         } else {
             rotation = .identity
@@ -129,6 +130,13 @@ final class Demuxer {
     /// True when the container headers alone give a video stream's codec, size, frame rate and
     /// duration, so probing by decoding can be skipped (the pixel format then stays unknown
     /// until the first frame, which the decoder does not need).
+    /// The display matrix of a stream (9 int32, 16.16 fixed point), or nil.
+    static func displayMatrix(of stream: UnsafeMutablePointer<AVStream>?) -> UnsafePointer<Int32>? {
+        var size = 0
+        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 9 * 4 else { return nil }
+        return UnsafeRawPointer(data).assumingMemoryBound(to: Int32.self)
+    }
+
     static func headersDescribeVideo(_ context: UnsafeMutablePointer<AVFormatContext>) -> Bool {
         let name = String(cString: context.pointee.iformat.pointee.name)
         guard name.hasPrefix("mov,mp4") else { return false }

@@ -1,5 +1,5 @@
 // One-field owners of FFmpeg's contexts: each frees its pointer in deinit, so a throwing initialiser never leaks one.
-import CFFmpeg
+@_weakLinked import CFFmpeg
 import Foundation
 
 /// An open `AVFormatContext`. Its interrupt callback ends blocking reads and probing once the
@@ -11,6 +11,7 @@ final class FormatContext {
 
     /// Opens `path` (headers only: `avformat_open_input`).
     init(path: String, deadline: Deadline) throws {
+        try FFmpegLibraries.load()
         guard let context = avformat_alloc_context() else {
             throw ClipKitError.internalFailure(path: path, reason: "out of memory")
         }
@@ -48,6 +49,7 @@ final class CodecContext {
     let pointer: UnsafeMutablePointer<AVCodecContext>
 
     init(codec: UnsafePointer<AVCodec>, path: String) throws {
+        try FFmpegLibraries.load()
         guard let context = avcodec_alloc_context3(codec) else {
             throw ClipKitError.internalFailure(path: path, reason: "out of memory")
         }

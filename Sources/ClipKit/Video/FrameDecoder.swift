@@ -1,5 +1,5 @@
 // The demux-decode loop (send packet, receive frames, flush), feeding sampled frames into a bounded queue.
-import CFFmpeg
+@_weakLinked import CFFmpeg
 import Foundation
 
 /// Owns the codec context of one decode and runs the loop of FFmpeg's `demux_decode.c` on the

@@ -32,4 +32,15 @@ public enum FrameSize: Sendable, Equatable {
             return (w, h)
         }
     }
+
+    /// A fixed text form (`fit:320x320`), for fingerprints.
+    var key: String {
+        switch self {
+        case .original: return "original"
+        case .fit(let w, let h): return "fit:\(w)x\(h)"
+        case .width(let w): return "width:\(w)"
+        case .height(let h): return "height:\(h)"
+        case .exact(let w, let h): return "exact:\(w)x\(h)"
+        }
+    }
 }

@@ -1,5 +1,5 @@
 // Converts decoded AVFrames of any pixel format to RGBAImage at a chosen size with libswscale.
-import CFFmpeg
+@_weakLinked import CFFmpeg
 import Foundation
 
 /// Owns one `SwsContext`, recreated only when the input format or size changes.
@@ -11,14 +11,16 @@ final class Scaler {
     private var key: Key?
 
     deinit {
-        sws_freeContext(context)
-        sws_freeContext(hdrContext)
+        // Only a scaler that scaled has contexts, and only then is libswscale sure to be loaded.
+        if context != nil { sws_freeContext(context) }
+        if hdrContext != nil { sws_freeContext(hdrContext) }
     }
 
     /// `frame` scaled to `width` x `height` RGBA. Bicubic with accurate rounding: measured
     /// against Lanczos and full chroma interpolation, it gave GIFs closer to the source (SSIM)
     /// and smaller, since it rings less.
     func rgba(from frame: UnsafePointer<AVFrame>, width: Int, height: Int) throws -> RGBAImage {
+        try FFmpegLibraries.load()
         if let transfer = ToneMapper.transfer(of: frame.pointee) {
             return try toneMapped(frame, transfer: transfer, width: width, height: height)
         }
@@ -112,6 +114,7 @@ final class Scaler {
 
     /// `image` resized to `width` x `height` (GIF canvases, which need no colour conversion).
     func rgba(from image: RGBAImage, width: Int, height: Int) throws -> RGBAImage {
+        try FFmpegLibraries.load()
         let newKey = Key(width: Int32(image.width), height: Int32(image.height), format: AV_PIX_FMT_RGBA.rawValue,
                          outWidth: Int32(width), outHeight: Int32(height), space: -1, range: -1)
         if context == nil || key != newKey {

@@ -1,5 +1,5 @@
 // Measures a video stream's real timing from its packets' timestamps, without decoding.
-import CFFmpeg
+@_weakLinked import CFFmpeg
 import Foundation
 
 /// Frame count and frame rate as the timestamps say, which may differ from the headers.

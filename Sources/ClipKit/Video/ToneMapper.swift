@@ -1,5 +1,5 @@
 // HDR (PQ or HLG, BT.2020) to SDR BT.709: the operator of ffmpeg's `zscale=t=linear:npl=100,zscale=p=bt709,tonemap=hable,zscale=t=bt709`.
-import CFFmpeg
+@_weakLinked import CFFmpeg
 import Foundation
 
 /// Maps 16-bit non-linear BT.2020 RGB (PQ or HLG) to 8-bit BT.709 RGB, so HDR clips do not come

@@ -1,0 +1,114 @@
+// What an output records about how it was made, so a later run can tell it is up to date.
+import CPNG
+import Foundation
+
+/// The fingerprint of an output: a hash of the input's bytes, the options that shape the output,
+/// and clipkit's output-format version. Outputs record it inside themselves (a PNG `tEXt`
+/// chunk, a GIF comment, a `frames.json` field), so nothing else is written beside them and an
+/// output restored from a CI cache, with new modification times, is still known to be up to date.
+/// The same input and options give the same fingerprint, so outputs stay byte-identical.
+public struct Fingerprint: Sendable, Hashable, CustomStringConvertible {
+    /// Raised when clipkit writes different bytes for the same input and options.
+    public static let formatVersion = 1
+    /// The PNG `tEXt` keyword and the GIF comment's prefix.
+    static let keyword = "clipkit-fingerprint"
+
+    /// `clipkit<version>-<algorithm>-<content hash>-<options hash>`: ASCII, at most 100 bytes.
+    public let text: String
+
+    /// The fingerprint of an output made from an input whose bytes hash to `contentHash`
+    /// (`ContentHash.ofFile`) with the shaping options `options` (for example
+    /// `GIFOptions.fingerprintOptions`).
+    public init(contentHash: String, options: String) {
+        // The options text is hashed too (av_hash needs no file): short, and no user text leaks in.
+        let optionsHash = ContentHash.ofBytes(Array(options.utf8))
+        text = "clipkit\(Self.formatVersion)-\(ContentHash.algorithm)-\(contentHash)-\(optionsHash)"
+    }
+
+    init?(recorded text: String) {
+        guard text.hasPrefix("clipkit"), text.utf8.count <= 100,
+              text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+        self.text = text
+    }
+
+    public var description: String { text }
+
+    /// The fingerprint recorded in an output clipkit wrote: a PNG, a GIF, or an exploded
+    /// directory (whose manifest must list only frames that are there); nil when there is none
+    /// or the output is incomplete. Reads a few hundred bytes of a PNG or GIF.
+    public static func recorded(in output: URL) -> Fingerprint? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: output.path, isDirectory: &isDirectory) else { return nil }
+        if isDirectory.boolValue { return FramesManifest.recordedFingerprint(in: output) }
+        guard let tail = tail(of: output, bytes: 512) else { return nil }
+        return fromPNG(tail) ?? fromGIF(tail)
+    }
+
+    /// The PNG `tEXt` chunk that records `self`, placed just before `IEND`.
+    var pngTextChunk: (type: String, data: [UInt8]) {
+        ("tEXt", Array(Self.keyword.utf8) + [0] + Array(text.utf8))
+    }
+
+    /// The GIF comment extension's text.
+    var gifComment: String { Self.keyword + " " + text }
+
+    /// The last `bytes` bytes of a regular file.
+    private static func tail(of url: URL, bytes: Int) -> [UInt8]? {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        let start = max(0, Int(info.st_size) - bytes)
+        var buffer = [UInt8](repeating: 0, count: Int(info.st_size) - start)
+        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(start)) }
+        guard count == buffer.count else { return nil }
+        return buffer
+    }
+
+    /// A PNG ending `...tEXt(keyword, text) IEND`.
+    private static func fromPNG(_ tail: [UInt8]) -> Fingerprint? {
+        let iend: [UInt8] = [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]
+        guard tail.count > iend.count + 12, Array(tail.suffix(iend.count)) == iend else { return nil }
+        let marker = Array("tEXt\(keyword)".utf8) + [0]
+        guard let at = lastIndex(of: marker, in: tail), at >= 4 else { return nil }
+        let length = tail[(at - 4)..<at].reduce(0) { $0 << 8 | Int($1) }
+        let textStart = at + marker.count, chunkEnd = at + 4 + length
+        guard chunkEnd + 4 + iend.count == tail.count, textStart <= chunkEnd else { return nil }
+        let crc = tail[chunkEnd..<(chunkEnd + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        let computed = tail[at..<chunkEnd].withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) }
+        guard crc == UInt32(computed) else { return nil }
+        return Fingerprint(recorded: String(decoding: tail[textStart..<chunkEnd], as: UTF8.self))
+    }
+
+    /// A GIF ending with the comment extension `21 FE <len> "keyword text" 00 3B`.
+    private static func fromGIF(_ tail: [UInt8]) -> Fingerprint? {
+        guard tail.count > 4, tail[tail.count - 1] == 0x3B, tail[tail.count - 2] == 0 else { return nil }
+        let marker: [UInt8] = [0x21, 0xFE]
+        let prefix = Array((keyword + " ").utf8)
+        guard let at = lastIndex(of: marker, in: tail), at + 3 <= tail.count else { return nil }
+        let length = Int(tail[at + 2])
+        guard at + 3 + length + 2 == tail.count, length > prefix.count,
+              Array(tail[(at + 3)..<(at + 3 + prefix.count)]) == prefix else { return nil }
+        return Fingerprint(recorded: String(decoding: tail[(at + 3 + prefix.count)..<(at + 3 + length)], as: UTF8.self))
+    }
+
+    private static func lastIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        var index = haystack.count - needle.count
+        while index >= 0 {
+            if haystack[index] == needle[0], Array(haystack[index..<(index + needle.count)]) == needle { return index }
+            index -= 1
+        }
+        return nil
+    }
+}
+
+/// Where the fingerprint an output records comes from.
+public enum FingerprintSource: Sendable, Equatable {
+    /// Already known (the caller hashed the input to see whether the output was up to date).
+    case known(Fingerprint)
+    /// Hash the input while converting it, on a thread of its own that the conversion joins,
+    /// and combine it with these shaping options.
+    case hashingInput(options: String)
+}
