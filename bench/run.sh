@@ -2,6 +2,7 @@
 # clipkit benchmark: clipkit side by side with ffmpeg, gifsicle, ImageMagick and ffmpegthumbnailer.
 #   make bench            full run (3 runs per tool, all clips), writes bench/results.md
 #   make bench QUICK=1    one clip per task, one run each, writes bench/cache/results-quick.md
+# Both end with the start-up rows (clipkit --version, an up-to-date thumb: 30 runs each, QUICK too).
 # Run through make (which builds the release binary first), or after `make build`: bash bench/run.sh
 # Installs the peer tools (Debian packages) and numpy/Pillow when missing; the bench is the only place
 # they are used. Input clips are generated into bench/cache/ (not committed) and reused.
