@@ -256,4 +256,61 @@ import TestSupport
         let manifest = try Exploder().explode(renamed, into: scratch.appendingPathComponent("out")).manifest
         #expect(manifest.loopCount == 5)
     }
+
+    // MARK: - PNG writers
+
+    @Test func writerLayoutIsFixedAndShrinksWithMaxMemory() {
+        let picture = 1 << 20
+        func layout(_ maxMemory: Int, caller: Int = 2) -> FrameWriterStage.Layout? {
+            var limits = Limits()
+            limits.maxMemory = maxMemory
+            return FrameWriterStage.layout(pictureBytes: picture, callerPictures: caller, limits: limits)
+        }
+        #expect(layout(Limits().maxMemory) == .twoWriters)
+        // Never more writers, however much memory (or however many cores).
+        #expect(layout(Int.max) == .twoWriters)
+        #expect(FrameWriterStage.Layout.twoWriters.workers == 2)
+        // Two writers hold 5 pictures besides the caller's: one queued and one encoding each, and
+        // the caller's next. One writer holds 4 (two queued), as before there were two.
+        #expect(layout(7 * picture) == .twoWriters)
+        #expect(layout(7 * picture - 1) == .oneWriter)
+        #expect(layout(6 * picture) == .oneWriter)
+        #expect(layout(6 * picture - 1) == nil)
+        #expect(layout(11 * picture, caller: 6) == .twoWriters)
+        #expect(layout(10 * picture, caller: 6) == .oneWriter)
+        #expect(layout(9 * picture, caller: 6) == nil)
+    }
+
+    /// The files and frames.json are the same byte for byte whichever threads write them: two
+    /// writers, one, or the caller's thread (as `--max-memory` shrinks).
+    @Test func everyWriterLayoutWritesTheSameFiles() throws {
+        let scratch = Fixture.scratchDirectory()
+        let video = Fixture.url("video/counter.mp4")
+        let gif = scratch.appendingPathComponent("counter.gif")
+        _ = try GIFConverter().convert(video: video, to: gif)
+        for (input, callerPictures) in [(gif, 2), (video, 6)] {
+            let reference = scratch.appendingPathComponent("\(input.lastPathComponent)-default")
+            let manifest = try Exploder().explode(input, into: reference).manifest
+            #expect(manifest.frames.count >= 40)
+            let files = listing(reference)
+            let pictureBytes = manifest.canvas.width * manifest.canvas.height * 4
+            let cases: [(pictures: Int, layout: FrameWriterStage.Layout?)] = [
+                (callerPictures + 5, .twoWriters), (callerPictures + 4, .oneWriter), (callerPictures + 3, nil),
+            ]
+            for (pictures, expected) in cases {
+                var options = ExplodeOptions()
+                options.limits.maxMemory = pictures * pictureBytes
+                #expect(FrameWriterStage.layout(pictureBytes: pictureBytes, callerPictures: callerPictures,
+                                                limits: options.limits) == expected)
+                let target = scratch.appendingPathComponent("\(input.lastPathComponent)-\(pictures)")
+                _ = try Exploder(options: options).explode(input, into: target)
+                #expect(listing(target) == files)
+                for file in files {
+                    let a = try Data(contentsOf: reference.appendingPathComponent(file))
+                    let b = try Data(contentsOf: target.appendingPathComponent(file))
+                    #expect(a == b, "\(input.lastPathComponent) \(file) differs with room for \(pictures) pictures")
+                }
+            }
+        }
+    }
 }

@@ -54,6 +54,52 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty, "nothing left behind")
     }
 
+    /// Two PNG writers: when frames 5 and 6 (one on each) both fail, the error is frame 5's even
+    /// though frame 6 fails first; nothing more is handed over, and both writers have stopped
+    /// when the error is thrown.
+    @Test func failingFrameWritersReportTheEarliestFrame() throws {
+        let small = RGBAImage(width: 16, height: 16)
+        // Frame 5 fails late: a large picture (slow to encode) whose name is too long for the
+        // final rename. Frame 6 fails at once: a directory is where it goes.
+        var noise = RGBAImage(width: 1200, height: 1200)
+        var seed: UInt32 = 1
+        for i in noise.pixels.indices {
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            noise.pixels[i] = UInt8(truncatingIfNeeded: seed >> 24)
+        }
+        let longName = String(repeating: "x", count: 300) + ".png"
+        var seen = Set<String>()
+        for _ in 0..<10 {
+            let dir = Fixture.scratchDirectory()
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent("frame_6.png"), withIntermediateDirectories: true)
+            let pipeline = Pipeline()
+            var writer = FrameWriterStage(pipeline: pipeline, layout: .twoWriters, directory: dir, filter: .none,
+                                          budget: ByteBudget(limit: .max), label: "tpng")
+            var handedOver = 0
+            let error = #expect(throws: ClipKitError.self) {
+                for n in 0..<200 {
+                    try writer.write(n == 5 ? noise : small, name: n == 5 ? longName : "frame_\(n).png")
+                    handedOver += 1
+                    // Both writers have taken frames by now, so both are running (and named).
+                    if n == 5 { seen.formUnion(Self.stageThreads("tpng")) }
+                }
+                try writer.finish()
+            }
+            pipeline.stop()
+            guard case .outputFailed(let path, let reason)? = error else {
+                Issue.record("unexpected error \(String(describing: error))")
+                continue
+            }
+            #expect(path.hasSuffix("/" + longName) && reason == "File name too long", "\(path): \(reason)")
+            #expect(handedOver < 20, "\(handedOver) frames handed over after the failure")
+            let files = Set(try FileManager.default.contentsOfDirectory(atPath: dir.path))
+            #expect(files.isSuperset(of: (0..<5).map { "frame_\($0).png" }), "the frames before the failed one are written")
+            #expect(files.count < 20, "\(files.count) files: writing went on after the failure")
+            #expect(Self.stageThreads("tpng").isEmpty)
+        }
+        #expect(seen == ["tpng.png1", "tpng.png2"])
+    }
+
     @Test func stageThreadsAreNamedForTheOS() throws {
         let pipeline = Pipeline()
         let seen = LockedBox<[String]>([])

@@ -4,8 +4,9 @@ import Foundation
 /// Explodes GIFs (composited as browsers show them) and videos (upright frames) into PNG frames.
 ///
 /// Frames are built in a hidden staging directory beside the output and renamed into place at
-/// the end, so on error nothing is left behind. Decoding runs on the caller's thread while one
-/// stage thread encodes and writes PNGs; at most two frames wait between them.
+/// the end, so on error nothing is left behind. Decoding runs on the caller's thread while two
+/// stage threads encode and write PNGs, one frame waiting for each (one thread with two, or the
+/// caller's thread, when `--max-memory` leaves no room for that; see `FrameWriterStage.layout`).
 public struct Exploder: Sendable {
     public static let manifestName = "frames.json"
 
@@ -68,10 +69,11 @@ public struct Exploder: Sendable {
         let budget = ByteBudget(limit: limits.maxOutputBytes)
         let staging = try StagingDirectory(for: directory, force: options.force, inputs: [input])
         let pipeline = Pipeline()
-        defer { pipeline.stop() }
-        let writer = FrameWriterStage.fitsPipelined(capacity: 2, pictureBytes: canvasBytes, callerPictures: 2, limits: limits)
-            ? FrameWriterStage(pipeline: pipeline, directory: staging.url, filter: .none, budget: budget)
-            : FrameWriterStage(directory: staging.url, filter: .none, budget: budget)
+        // The writers are joined before the staging directory can go (and take their files with it).
+        defer { withExtendedLifetime(staging) { pipeline.stop() } }
+        // The caller holds the canvas and its saved copy.
+        let layout = FrameWriterStage.layout(pictureBytes: canvasBytes, callerPictures: 2, limits: limits)
+        var writer = FrameWriterStage(pipeline: pipeline, layout: layout, directory: staging.url, filter: .none, budget: budget)
         let digits = Self.digits(frameCount: frameCount)
         var entries: [FramesManifest.Frame] = []
         while let frame = try animation.next() {
@@ -109,18 +111,16 @@ public struct Exploder: Sendable {
         // queue some, the caller one. Large ones go one at a time, written on this thread.
         let frameBytes = reader.info.width * reader.info.height * 4
         try limits.checkMemory(pictures: 4, of: frameBytes, what: "video frames", path: input.path)
-        let pipelined = FrameWriterStage.fitsPipelined(capacity: 2, pictureBytes: frameBytes, callerPictures: 6, limits: limits)
-        readOptions.queueCapacity = pipelined ? 3 : 1
+        let layout = FrameWriterStage.layout(pictureBytes: frameBytes, callerPictures: 6, limits: limits)
+        readOptions.queueCapacity = layout != nil ? 3 : 1
         let sequence = try reader.frames(options: readOptions)
         defer { sequence.cancel() }
 
         let budget = ByteBudget(limit: limits.maxOutputBytes)
         let staging = try StagingDirectory(for: directory, force: options.force, inputs: [input])
         let pipeline = Pipeline()
-        defer { pipeline.stop() }
-        let writer = pipelined
-            ? FrameWriterStage(pipeline: pipeline, directory: staging.url, filter: .sub, budget: budget)
-            : FrameWriterStage(directory: staging.url, filter: .sub, budget: budget)
+        defer { withExtendedLifetime(staging) { pipeline.stop() } }
+        var writer = FrameWriterStage(pipeline: pipeline, layout: layout, directory: staging.url, filter: .sub, budget: budget)
         // The count is known only at the end; name by the estimate and rename if it was short.
         var digits = Self.digits(frameCount: sequence.expectedCount ?? 1)
         let lastWanted = options.frames?.last
