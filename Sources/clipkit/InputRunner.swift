@@ -86,7 +86,7 @@ struct InputRunner {
                 try OutputPlan.prepare(directory: output)
             }
         }
-        let inputURLs = inputs.map(\.url)
+        let resolvedInputs = Set(inputs.map { OutputPlan.resolved($0.url) })
         let fingerprintOptions = self.fingerprintOptions, force = batch.force, json = batch.json
         let limits = self.limits, companions = self.companions, shard = batch.shard.map(\.description)
         let destinationOf = Dictionary(zip(inputs.map(\.url), destinations), uniquingKeysWith: { first, _ in first })
@@ -94,7 +94,7 @@ struct InputRunner {
         let reports = Batch(jobs: batch.jobs ?? ProcessInfo.processInfo.activeProcessorCount).run(inputs, work: { input in
             if let problem = input.problem { throw problem }
             let destination = destinationOf[input.url]!
-            try OutputPlan.checkNotInput(destination, inputs: inputURLs)
+            try OutputPlan.checkNotInput(destination, resolvedInputs: resolvedInputs)
             let outputs = [destination] + companions
             var fingerprint = FingerprintSource.hashingInput(options: fingerprintOptions)
             // Up to date: every output records the fingerprint of these input bytes and options.

@@ -33,9 +33,19 @@ enum OutputPlan {
 
     /// Refuses an output that is one of the inputs.
     static func checkNotInput(_ destination: URL, inputs: [URL]) throws {
-        let target = destination.standardizedFileURL.resolvingSymlinksInPath().path
-        for input in inputs where input.standardizedFileURL.resolvingSymlinksInPath().path == target {
+        try checkNotInput(destination, resolvedInputs: Set(inputs.map(resolved)))
+    }
+
+    /// The same against inputs already resolved by `resolved(_:)` (a batch resolves them once,
+    /// not once per output).
+    static func checkNotInput(_ destination: URL, resolvedInputs: Set<String>) throws {
+        if resolvedInputs.contains(resolved(destination)) {
             throw ClipKitError.outputIsInput(path: destination.path)
         }
+    }
+
+    /// The path with `.`, `..` and links resolved.
+    static func resolved(_ url: URL) -> String {
+        url.standardizedFileURL.resolvingSymlinksInPath().path
     }
 }

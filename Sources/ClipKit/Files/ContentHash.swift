@@ -30,11 +30,13 @@ public enum ContentHash {
             throw ClipKitError.unreadable(path: path, reason: "not a regular file")
         }
         let hash = try HashContext(path: path)
-        var buffer = [UInt8](repeating: 0, count: chunkBytes)
+        // A small file needs no 1 MiB buffer (a batch hashes many); read() fills what is used.
+        let size = min(chunkBytes, max(Int(info.st_size), 4096))
+        var buffer = [UInt8](unsafeUninitializedCapacity: size) { _, count in count = size }
         while true {
             try deadline.check(path)
             if cancelled() { throw CancellationError() }
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, chunkBytes) }
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, size) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw error(path, errno)
@@ -77,7 +79,14 @@ public enum ContentHash {
             var digest = [UInt8](repeating: 0, count: Int(AV_HASH_MAX_SIZE))
             let size = Int(av_hash_get_size(context))
             av_hash_final(context, &digest)
-            return digest.prefix(size).map { String(format: "%02x", $0) }.joined()
+            let digits = Array("0123456789abcdef".utf8)
+            var hex = [UInt8]()
+            hex.reserveCapacity(2 * size)
+            for byte in digest.prefix(size) {
+                hex.append(digits[Int(byte >> 4)])
+                hex.append(digits[Int(byte & 15)])
+            }
+            return String(decoding: hex, as: UTF8.self)
         }
 
         deinit { av_hash_freep(&context) }
