@@ -22,7 +22,7 @@ enum FFmpegLibraries {
         if let now = getenv("LD_BIND_NOW"), now.pointee != 0 {
             return .failure(.internalFailure(path: "FFmpeg", reason: "LD_BIND_NOW is set; unset it to load the FFmpeg libraries lazily"))
         }
-        for name in names where dlopen(name, RTLD_NOW | RTLD_GLOBAL) == nil {
+        for name in names where dlopen(name, RTLD_LAZY | RTLD_GLOBAL) == nil {
             let reason = dlerror().map { String(cString: $0) } ?? "not found"
             return .failure(.internalFailure(path: name, reason: "cannot load the FFmpeg library: \(reason) (install libavformat, libavcodec and libswscale)"))
         }
