@@ -3,8 +3,8 @@
 import Foundation
 
 /// Hashes the bytes of input files for fingerprints. libavutil's 128-bit MurmurHash3: it tells
-/// an edited file from the one an output was made from, and it costs 17 ms per 100 MB on the
-/// bench machine, where libavutil's SHA-256 costs 314 ms (four thumbnails' worth). It is not a
+/// an edited file from the one an output was made from, and it costs 17 ms per 100 MB (in memory)
+/// on the bench machine, where libavutil's SHA-256 costs 314 ms (four thumbnails' worth). It is not a
 /// defence against someone crafting a collision; nothing here needs one.
 public enum ContentHash {
     /// The algorithm's name as libavutil knows it, and as fingerprints record it.
