@@ -19,8 +19,11 @@ struct BatchOptions: ParsableArguments {
     @Flag(help: "Redo outputs that are up to date (those recording the fingerprint of the same input bytes and output options).")
     var force = false
 
-    @Option(help: ArgumentHelp("Process only shard I of N (1-based) of the inputs found: N jobs with 1/N ... N/N cover every input once (partitioned by each input's path relative to its directory).", valueName: "I/N"))
-    var shard: Shard?
+    @Option(name: .customLong("shard"), help: ArgumentHelp("Process only shard I of N (1-based) of the inputs found: N jobs with 1/N ... N/N cover every input once (partitioned by each input's path relative to its directory).", valueName: "I/N"))
+    var shardText: String?
+
+    /// The parsed `--shard` (checked in `validate()`).
+    var shard: Shard? { shardText.flatMap(Shard.init(argument:)) }
 
     @Flag(name: .shortAndLong, help: "Print no progress or summary (errors are still printed).")
     var quiet = false
@@ -29,5 +32,6 @@ struct BatchOptions: ParsableArguments {
         if let jobs, !(1...256).contains(jobs) {
             throw ValidationError("--jobs must be 1 to 256")
         }
+        try Shard.validate(shardText)
     }
 }

@@ -28,8 +28,14 @@ struct InfoCommand: ParsableCommand {
     @Flag(help: "Print one JSON object per input (with schema and status; a failed input gives an object with its error).")
     var json = false
 
-    @Option(help: ArgumentHelp("Describe only shard I of N of the inputs found (as for the other commands).", valueName: "I/N"))
-    var shard: Shard?
+    @Option(name: .customLong("shard"), help: ArgumentHelp("Describe only shard I of N of the inputs found (as for the other commands).", valueName: "I/N"))
+    var shardText: String?
+
+    var shard: Shard? { shardText.flatMap(Shard.init(argument:)) }
+
+    func validate() throws {
+        try Shard.validate(shardText)
+    }
 
     @OptionGroup(title: "Limits") var limits: LimitOptions
 
