@@ -74,6 +74,9 @@ struct GIFCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Colour change below which a pixel counts as unchanged between frames (0 = exact; larger = smaller files).", valueName: "n"))
     var threshold: Int = GIFOptions().changeThreshold
 
+    @Option(help: ArgumentHelp("Lossy LZW compression, 0 (off, exact) to 1000: higher gives smaller files with more noise; 20 to 80 is a good range.", valueName: "n"))
+    var lossy: Int = 0
+
     @Option(help: "Loop count N written to the NETSCAPE2.0 extension: 0 loops forever; N plays N+1 times.")
     var loop: Int?
 
@@ -106,6 +109,7 @@ struct GIFCommand: ParsableCommand {
         options.colors = colors
         guard threshold >= 0 else { throw ClipKitError.invalidOption(name: "--threshold", reason: "must be 0 or more") }
         options.changeThreshold = threshold
+        options.lossy = lossy
         guard let method = DitherMethod(rawValue: dither) else {
             throw ClipKitError.invalidOption(name: "--dither", reason: "'\(dither)' is not one of \(DitherMethod.allCases.map(\.rawValue).joined(separator: ", "))")
         }

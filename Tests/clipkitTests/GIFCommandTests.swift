@@ -94,3 +94,24 @@ import TestSupport
         #expect(mixed.status == 2)
     }
 }
+
+@Suite struct LossyCommandTests {
+    @Test func lossyIsSmallerWithTheSameTiming() throws {
+        let dir = Fixture.scratchDirectory()
+        let motion = Fixture.url("video/motion.mp4").path
+        var sizes: [Int] = [], delays: [[Int]] = []
+        for level in ["0", "80"] {
+            let result = try CLI.run(["gif", motion, "--lossy", level, "-q", "-o", "l\(level).gif"], in: dir)
+            #expect(result.status == 0, "\(result.stderr)")
+            let url = dir.appendingPathComponent("l\(level).gif")
+            sizes.append(try Data(contentsOf: url).count)
+            delays.append(try GIFDecoder(url: url).remainingDelays())
+        }
+        #expect(sizes[1] < sizes[0], "\(sizes)")
+        #expect(delays[0] == delays[1] && delays[0].count > 1)
+        for bad in [["--lossy", "-1"], ["--lossy=-1"], ["--lossy", "abc"], ["--lossy", "1001"]] {
+            let result = try CLI.run(["gif", motion, "-o", "bad.gif"] + bad, in: dir)
+            #expect(result.status == 2, "\(bad): \(result.stderr)")
+        }
+    }
+}

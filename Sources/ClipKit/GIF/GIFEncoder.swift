@@ -16,6 +16,15 @@ public final class GIFEncoder {
     public private(set) var bytesWritten = 0
     /// The first error of the write callback.
     private var writeError: Error?
+    /// `--lossy`: 0 writes exact image data; higher lets the LZW encoder trade colour error for size.
+    var lossy = 0
+    private let lzw = LZWEncoder()
+    private let screen: (width: Int, height: Int)
+    /// The global colour table as written (padded to a power of two), nil when there is none.
+    private let globalTable: [UInt8]?
+    /// What the viewer sees (RGB per screen pixel) when lossy, while it is known: from an opaque
+    /// image covering the screen until a disposal clears or restores part of it.
+    private var canvas: [UInt8]?
 
     /// Starts a GIF of `width` x `height`. `loopCount` 0 loops forever, N writes the NETSCAPE2.0
     /// count N, nil writes no loop extension (plays once). `globalPalette` nil writes no global table.
@@ -32,6 +41,8 @@ public final class GIFEncoder {
             throw ClipKitError.invalidOption(name: "--loop", reason: "must be 0 (forever) to 65535")
         }
         self.url = url
+        screen = (width, height)
+        globalTable = globalPalette.map(Self.paddedTable)
         file = try AtomicFile(destination: url, budget: budget)
         var status: Int32 = 0
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -79,14 +90,83 @@ public final class GIFEncoder {
         let packed = UInt8(frame.disposal.code << 2) | (frame.transparentIndex != nil ? 1 : 0)
         let control: [UInt8] = [packed, UInt8(delay & 0xFF), UInt8(delay >> 8), UInt8(frame.transparentIndex ?? 0)]
         try check(EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, 4, control))
-        try withColorMap(frame.localPalette.map { Palette(rgb: $0) }) { map in
-            try check(EGifPutImageDesc(gif, Int32(frame.left), Int32(frame.top), Int32(frame.width), Int32(frame.height), false, map))
+        // The image block is written here rather than by giflib, whose encoder cannot be lossy.
+        let local = frame.localPalette.map { Self.paddedTable(Palette(rgb: $0)) }
+        guard let table = local ?? globalTable else {
+            throw ClipKitError.internalFailure(path: url.path, reason: "an image without a colour table")
         }
-        var indices = frame.indices
-        try indices.withUnsafeMutableBufferPointer { buffer in
-            try check(EGifPutLine(gif, buffer.baseAddress, Int32(buffer.count)))
+        let tableSize = table.count / 3
+        var header: [UInt8] = [0x2C]
+        for value in [frame.left, frame.top, frame.width, frame.height] {
+            header += [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)]
         }
+        header.append(local != nil ? 0x80 | UInt8(tableSize.trailingZeroBitCount - 1) : 0)
+        if let local { header += local }
+        try write(header)
+        try encodeImage(frame, table: table)
         frameCount += 1
+    }
+
+    private func encodeImage(_ frame: GIFFrame, table: [UInt8]) throws {
+        let codeSize = LZWEncoder.minimumCodeSize(tableSize: table.count / 3)
+        let emit: (UnsafeRawBufferPointer) throws -> Void = { try self.write($0) }
+        guard lossy > 0 || canvas != nil else {
+            try frame.indices.withUnsafeBufferPointer { try lzw.encode($0, minimumCodeSize: codeSize, emit: emit) }
+            return
+        }
+        let coversScreen = frame.left == 0 && frame.top == 0 && frame.width == screen.width && frame.height == screen.height
+        if canvas == nil, coversScreen, frame.transparentIndex == nil {
+            canvas = [UInt8](repeating: 0, count: screen.width * screen.height * 3)
+        }
+        let fits = frame.left + frame.width <= screen.width && frame.top + frame.height <= screen.height
+        if !fits { canvas = nil }
+        try table.withUnsafeBufferPointer { palette in
+            try frame.indices.withUnsafeBufferPointer { indices in
+                var options = LZWLossy(palette: palette, bound: LZWLossy.bound(forLevel: lossy), transparentIndex: frame.transparentIndex)
+                options.left = frame.left
+                options.top = frame.top
+                options.imageWidth = frame.width
+                options.canvasWidth = screen.width
+                if canvas != nil {
+                    try canvas!.withUnsafeMutableBufferPointer { pixels in
+                        options.canvas = pixels.baseAddress
+                        try lzw.encode(indices, minimumCodeSize: codeSize, lossy: options, emit: emit)
+                    }
+                } else {
+                    try lzw.encode(indices, minimumCodeSize: codeSize, lossy: options, emit: emit)
+                }
+            }
+        }
+        // What shows after a disposal that clears or restores is not tracked.
+        if frame.disposal == .background || frame.disposal == .previous { canvas = nil }
+    }
+
+    /// Writes bytes of the file outside giflib, counted and checked as giflib's writes are.
+    private func write(_ bytes: UnsafeRawBufferPointer) throws {
+        if let writeError { throw writeError }
+        do {
+            try file.write(bytes)
+            bytesWritten += bytes.count
+        } catch {
+            writeError = error
+            throw error
+        }
+    }
+
+    private func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try write($0) }
+    }
+
+    /// A colour table as written: RGB triples padded with black to a power of two (at least 2).
+    private static func paddedTable(_ palette: Palette) -> [UInt8] {
+        var size = 2
+        while size < palette.count { size *= 2 }
+        var table = [UInt8](repeating: 0, count: size * 3)
+        for i in 0..<palette.count {
+            let c = palette.color(i)
+            table[i * 3] = c.r; table[i * 3 + 1] = c.g; table[i * 3 + 2] = c.b
+        }
+        return table
     }
 
     /// Appends a comment extension (one sub-block: at most 255 bytes of text).

@@ -30,6 +30,11 @@ public struct GIFOptions: Sendable {
     /// 250 is a uniform change of about 5 levels per channel: measured on two 720p test clips, it
     /// keeps SSIM well above ffmpeg's palettegen recipe while cutting the file by a tenth against 100.
     public var changeThreshold = 250
+    /// Lossy LZW compression: 0 writes exactly the dithered indices; higher lets each image's
+    /// compressor take a nearby colour that continues a string it already has (smaller files,
+    /// a little noise). Roughly the scale of gifsicle's `--lossy`.
+    public var lossy = 0
+    public static let maxLossy = 1000
     /// Merge consecutive identical frames into one with the summed delay.
     public var mergeIdenticalFrames = true
     /// Pixels, frames, duration, output size and time allowed for one input.
@@ -54,7 +59,9 @@ public struct GIFOptions: Sendable {
             "speed=\(speed)", "colors=\(colors)", "dither=\(dither.rawValue)", "palette=\(palette.rawValue)",
             "threshold=\(changeThreshold)", "loop=\(loopCount.map { "\($0)" } ?? "none")", "merge=\(mergeIdenticalFrames)",
         ]
-        return "gif " + fields.joined(separator: " ")
+        // Appended only when set, so GIFs made before the option keep their fingerprints.
+        let lossyField = lossy != 0 ? ["lossy=\(lossy)"] : []
+        return "gif " + (fields + lossyField).joined(separator: " ")
     }
 
     public static let maxFPS = 50.0
@@ -81,6 +88,9 @@ public struct GIFOptions: Sendable {
         }
         if let loopCount, !(0...65535).contains(loopCount) {
             throw ClipKitError.invalidOption(name: "--loop", reason: "must be 0 (forever) to 65535")
+        }
+        guard (0...Self.maxLossy).contains(lossy) else {
+            throw ClipKitError.invalidOption(name: "--lossy", reason: "must be 0 (exact) to \(Self.maxLossy), got \(lossy)")
         }
     }
 }

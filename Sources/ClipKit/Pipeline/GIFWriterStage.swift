@@ -78,6 +78,7 @@ struct GIFWriterStage {
         globalTable = table
         encoder = try GIFEncoder(url: destination, width: size.width, height: size.height,
                                  globalPalette: Palette(rgb: table), loopCount: options.loopCount, budget: budget)
+        encoder?.lossy = options.lossy
     }
 
     /// Longest delay one GIF image can carry (a 16-bit field of centiseconds).

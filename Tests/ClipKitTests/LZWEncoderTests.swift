@@ -1,0 +1,220 @@
+// Our LZW encoder against our decoder and giflib: exact round trips, giflib's very bytes, lossy error bounds.
+import CGIF
+import Foundation
+import Testing
+import TestSupport
+@testable import ClipKit
+
+@Suite struct LZWEncoderTests {
+    /// A deterministic pseudo-random generator (xorshift), so failures repeat.
+    struct Random {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            return state
+        }
+        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    }
+
+    /// Index streams of every flavour: noise (fills the table, clear codes), runs, repeats.
+    static func streams(codeSize: Int, count: Int, seed: UInt64) -> [[UInt8]] {
+        var random = Random(state: seed | 1)
+        let colors = 1 << codeSize
+        let noise = (0..<count).map { _ in UInt8(random.below(colors)) }
+        var runs: [UInt8] = []
+        while runs.count < count {
+            let value = UInt8(random.below(colors))
+            runs += Array(repeating: value, count: min(count - runs.count, 1 + random.below(40)))
+        }
+        let few = (0..<count).map { _ in UInt8(random.below(min(colors, 3))) }
+        let same = [UInt8](repeating: UInt8(colors - 1), count: count)
+        return [noise, runs, few, same]
+    }
+
+    /// Encodes and splits the output into the code size and the data of its sub-blocks.
+    static func encode(_ indices: [UInt8], codeSize: Int, lossy: LZWLossy? = nil) throws -> (bytes: [UInt8], blocks: [[UInt8]]) {
+        var bytes: [UInt8] = []
+        let encoder = LZWEncoder()
+        try indices.withUnsafeBufferPointer { p in
+            try encoder.encode(p, minimumCodeSize: codeSize, lossy: lossy) { bytes += $0 }
+        }
+        #expect(Int(bytes[0]) == codeSize)
+        var blocks: [[UInt8]] = []
+        var i = 1
+        while bytes[i] != 0 {
+            let n = Int(bytes[i])
+            #expect(n == 255 || bytes[i + 1 + n] == 0, "only the last sub-block is short")
+            blocks.append(Array(bytes[(i + 1)...(i + n)]))
+            i += n + 1
+        }
+        #expect(i == bytes.count - 1, "the terminator ends the data")
+        return (bytes, blocks)
+    }
+
+    static func decode(_ blocks: [[UInt8]], codeSize: Int, count: Int) -> [UInt8] {
+        let decoder = LZWDecoder()
+        decoder.reset(minimumCodeSize: codeSize)
+        var out = [UInt8](repeating: 0, count: count)
+        out.withUnsafeMutableBufferPointer { o in
+            for block in blocks { block.withUnsafeBufferPointer { decoder.decode($0, into: o) } }
+        }
+        #expect(decoder.state == .ended && decoder.position == count && !decoder.producedExcess && decoder.bytesAfterEnd == 0)
+        return out
+    }
+
+    @Test func roundTripsThroughOurDecoder() throws {
+        for codeSize in 2...8 {
+            for count in [1, 2, 3, 4000, 70_000] {
+                for (n, stream) in Self.streams(codeSize: codeSize, count: count, seed: UInt64(codeSize * 1000 + count)).enumerated() {
+                    let (_, blocks) = try Self.encode(stream, codeSize: codeSize)
+                    #expect(Self.decode(blocks, codeSize: codeSize, count: count) == stream, "size \(codeSize), \(count) px, stream \(n)")
+                }
+            }
+        }
+    }
+
+    /// A GIF of one image written by giflib itself, as GIFEncoder lays it out (no loop extension).
+    static func giflibGIF(_ frame: GIFFrame, palette: Palette, to url: URL) throws {
+        var error: Int32 = 0
+        guard let gif = EGifOpenFileName(url.path, false, &error) else { throw ClipKitError.internalFailure(path: url.path, reason: "open") }
+        EGifSetGifVersion(gif, true)
+        var size = 2
+        while size < palette.count { size *= 2 }
+        var colors = [GifColorType](repeating: GifColorType(Red: 0, Green: 0, Blue: 0), count: size)
+        for i in 0..<palette.count {
+            let c = palette.color(i)
+            colors[i] = GifColorType(Red: c.r, Green: c.g, Blue: c.b)
+        }
+        let map = GifMakeMapObject(Int32(size), colors)
+        defer { GifFreeMapObject(map) }
+        #expect(EGifPutScreenDesc(gif, Int32(frame.width), Int32(frame.height), 8, 0, map) == GIF_OK)
+        let control: [UInt8] = [UInt8(frame.disposal.code << 2), 0, 0, 0]
+        #expect(EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, 4, control) == GIF_OK)
+        #expect(EGifPutImageDesc(gif, 0, 0, Int32(frame.width), Int32(frame.height), false, nil) == GIF_OK)
+        var indices = frame.indices
+        #expect(EGifPutLine(gif, &indices, Int32(indices.count)) == GIF_OK)
+        #expect(EGifCloseFile(gif, &error) == GIF_OK)
+    }
+
+    static func palette(_ count: Int, seed: UInt64) -> Palette {
+        var random = Random(state: seed | 1)
+        return Palette(rgb: (0..<count * 3).map { _ in UInt8(random.below(256)) })
+    }
+
+    @Test func exactOutputIsGiflibsByteForByte() throws {
+        let dir = Fixture.scratchDirectory()
+        for codeSize in 1...8 {
+            let colors = 1 << codeSize
+            for (width, height) in [(1, 1), (80, 50), (300, 233)] {
+                for (n, stream) in Self.streams(codeSize: codeSize, count: width * height, seed: UInt64(colors + width)).enumerated() {
+                    let palette = Self.palette(colors, seed: UInt64(n + colors))
+                    let frame = GIFFrame(width: width, height: height, indices: stream)
+                    let ours = dir.appendingPathComponent("ours.gif"), theirs = dir.appendingPathComponent("giflib.gif")
+                    let encoder = try GIFEncoder(url: ours, width: width, height: height, globalPalette: palette, loopCount: nil)
+                    try encoder.add(frame)
+                    try encoder.finish()
+                    try Self.giflibGIF(frame, palette: palette, to: theirs)
+                    #expect(try Data(contentsOf: ours) == Data(contentsOf: theirs), "\(colors) colours, \(width)x\(height), stream \(n)")
+                    // And giflib reads ours back.
+                    let reference = try GiflibReference(url: ours)
+                    #expect(reference.images.count == 1)
+                }
+            }
+        }
+    }
+
+    /// A smooth, noisy RGB picture and its indices into a palette of `colors` entries.
+    static func picture(width: Int, height: Int, colors: Int, seed: UInt64) -> (image: RGBAImage, palette: Palette, indices: [UInt8]) {
+        var random = Random(state: seed | 1)
+        var image = RGBAImage(width: width, height: height)
+        for y in 0..<height {
+            for x in 0..<width {
+                let o = (y * width + x) * 4
+                image.pixels[o] = UInt8(clamping: x * 255 / width + random.below(24))
+                image.pixels[o + 1] = UInt8(clamping: y * 255 / height + random.below(24))
+                image.pixels[o + 2] = UInt8(clamping: (x + y) * 128 / (width + height) + random.below(24))
+                image.pixels[o + 3] = 255
+            }
+        }
+        let palette = Quantizer(maxColors: colors).palette(for: image, mask: nil)
+        var ditherer = Ditherer(palette: palette, method: .floydSteinberg)
+        let indices = ditherer.indices(for: image, rect: PixelRect(x: 0, y: 0, width: width, height: height), mask: nil, transparentIndex: nil)
+        return (image, palette, indices)
+    }
+
+    static func distance(_ a: RGBAImage, _ ao: Int, _ b: (UInt8, UInt8, UInt8)) -> Int {
+        let dr = Int(a.pixels[ao]) - Int(b.0), dg = Int(a.pixels[ao + 1]) - Int(b.1), db = Int(a.pixels[ao + 2]) - Int(b.2)
+        return dr * dr + dg * dg + db * db
+    }
+
+    /// Lossy images decode (with giflib) to colours within the bound of the wanted ones, also
+    /// where a transparent pixel may stand for what shows through, or be replaced by a colour.
+    @Test func lossyStaysWithinItsBoundAndIsSmaller() throws {
+        let dir = Fixture.scratchDirectory()
+        let (width, height) = (160, 120)
+        for level in [0, 20, 80, 200] {
+            let first = Self.picture(width: width, height: height, colors: 64, seed: 7)
+            // The second image: the same palette, a changed middle, the rest transparent (index 64).
+            let second = Self.picture(width: width, height: height, colors: 64, seed: 8)
+            var indices2 = second.indices
+            let transparent = 64
+            for y in 0..<height {
+                for x in 0..<width where !(40..<120).contains(x) || !(30..<90).contains(y) { indices2[y * width + x] = UInt8(transparent) }
+            }
+            let table2 = second.palette.rgb + [0, 0, 0]
+            let url = dir.appendingPathComponent("lossy\(level).gif")
+            let encoder = try GIFEncoder(url: url, width: width, height: height, globalPalette: first.palette, loopCount: 0)
+            encoder.lossy = level
+            try encoder.add(GIFFrame(width: width, height: height, delay: 10, indices: first.indices))
+            try encoder.add(GIFFrame(width: width, height: height, delay: 10, transparentIndex: transparent, localPalette: table2, indices: indices2))
+            try encoder.finish()
+
+            let reference = try GiflibReference(url: url)
+            #expect(reference.images.count == 2 && reference.delays == [10, 10])
+            let bound = 2 * LZWLossy.bound(forLevel: level)
+            var worst = 0
+            for i in 0..<width * height {
+                let c = first.palette.color(Int(first.indices[i]))
+                worst = max(worst, Self.distance(reference.canvases[0], i * 4, (c.r, c.g, c.b)))
+            }
+            for i in 0..<width * height {
+                // The wanted colour: the second palette's, or what the first image left there.
+                let want: (UInt8, UInt8, UInt8)
+                if Int(indices2[i]) == transparent {
+                    let p = reference.canvases[0].pixels
+                    want = (p[i * 4], p[i * 4 + 1], p[i * 4 + 2])
+                } else {
+                    let c = second.palette.color(Int(indices2[i]))
+                    want = (c.r, c.g, c.b)
+                }
+                worst = max(worst, Self.distance(reference.canvases[1], i * 4, want))
+            }
+            #expect(worst <= bound, "level \(level): squared error \(worst) over \(bound)")
+            // Our decoder reads the same pixels.
+            let animation = try GIFAnimation(url: url)
+            var n = 0
+            while let frame = try animation.next() {
+                #expect(frame.canvas.pixels == reference.canvases[n].pixels)
+                n += 1
+            }
+            let size = try Data(contentsOf: url).count
+            if level > 0 {
+                let exact = try Data(contentsOf: dir.appendingPathComponent("lossy0.gif")).count
+                #expect(size < exact, "level \(level): \(size) bytes, exact \(exact)")
+            }
+        }
+    }
+
+    @Test func lossyIsDeterministic() throws {
+        let picture = Self.picture(width: 97, height: 61, colors: 200, seed: 3)
+        var bytes: [[UInt8]] = []
+        for _ in 0..<2 {
+            let rgb = picture.palette.rgb
+            let result = try rgb.withUnsafeBufferPointer { p in
+                try Self.encode(picture.indices, codeSize: 8, lossy: LZWLossy(palette: p, bound: 800, transparentIndex: nil))
+            }
+            bytes.append(result.bytes)
+        }
+        #expect(bytes[0] == bytes[1])
+    }
+}
