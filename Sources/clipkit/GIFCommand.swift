@@ -77,6 +77,9 @@ struct GIFCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Lossy LZW compression, 0 (off, exact) to 1000: higher gives smaller files with more noise; 20 to 80 is a good range.", valueName: "n"))
     var lossy: Int = 0
 
+    @Option(help: ArgumentHelp("Largest GIF wanted: bytes, or with a unit (500KB, 5MB, 2MiB). The least lossy GIF that fits is written (lossy levels side by side; then fewer colours and a smaller width); never larger.", valueName: "size"))
+    var maxBytes: String?
+
     @Option(help: "Loop count N written to the NETSCAPE2.0 extension: 0 loops forever; N plays N+1 times.")
     var loop: Int?
 
@@ -110,6 +113,7 @@ struct GIFCommand: ParsableCommand {
         guard threshold >= 0 else { throw ClipKitError.invalidOption(name: "--threshold", reason: "must be 0 or more") }
         options.changeThreshold = threshold
         options.lossy = lossy
+        if let maxBytes { options.maxBytes = try ByteSize.parse(maxBytes, option: "--max-bytes") }
         guard let method = DitherMethod(rawValue: dither) else {
             throw ClipKitError.invalidOption(name: "--dither", reason: "'\(dither)' is not one of \(DitherMethod.allCases.map(\.rawValue).joined(separator: ", "))")
         }

@@ -35,6 +35,11 @@ public struct GIFOptions: Sendable {
     /// a little noise). Roughly the scale of gifsicle's `--lossy`.
     public var lossy = 0
     public static let maxLossy = 1000
+    /// The largest GIF wanted, in bytes (`--max-bytes`); nil for no limit. The GIF is written at
+    /// several lossy levels (from `lossy` up) side by side and the least lossy one that fits is
+    /// kept; when none does, colours, the change threshold and then the width are lowered for a
+    /// second pass. The GIF never exceeds it; when nothing fits, the error names the smallest size.
+    public var maxBytes: Int?
     /// Merge consecutive identical frames into one with the summed delay.
     public var mergeIdenticalFrames = true
     /// Pixels, frames, duration, output size and time allowed for one input.
@@ -60,7 +65,7 @@ public struct GIFOptions: Sendable {
             "threshold=\(changeThreshold)", "loop=\(loopCount.map { "\($0)" } ?? "none")", "merge=\(mergeIdenticalFrames)",
         ]
         // Appended only when set, so GIFs made before the option keep their fingerprints.
-        let lossyField = lossy != 0 ? ["lossy=\(lossy)"] : []
+        let lossyField = (lossy != 0 ? ["lossy=\(lossy)"] : []) + (maxBytes.map { ["max-bytes=\($0)"] } ?? [])
         return "gif " + (fields + lossyField).joined(separator: " ")
     }
 
@@ -88,6 +93,9 @@ public struct GIFOptions: Sendable {
         }
         if let loopCount, !(0...65535).contains(loopCount) {
             throw ClipKitError.invalidOption(name: "--loop", reason: "must be 0 (forever) to 65535")
+        }
+        if let maxBytes, maxBytes < 1 {
+            throw ClipKitError.invalidOption(name: "--max-bytes", reason: "must be more than 0 bytes, got \(maxBytes)")
         }
         guard (0...Self.maxLossy).contains(lossy) else {
             throw ClipKitError.invalidOption(name: "--lossy", reason: "must be 0 (exact) to \(Self.maxLossy), got \(lossy)")

@@ -33,6 +33,61 @@ public struct GIFConverter: Sendable {
         options.limits = options.limits.started()
         let stamp = FingerprintStage(options.fingerprint, input: url, deadline: options.limits.deadline)
         defer { stamp.stop() }
+        do {
+            return try convertPass(video: url, to: destination, poster: poster, options: options, stamp: stamp)
+        } catch let miss as DoesNotFit {
+            guard let maxBytes = options.maxBytes else { throw miss }
+            // Past the most lossy level: fewer colours and a coarser change threshold (8-15%
+            // smaller on the test clips), then a smaller picture (bytes follow the area).
+            var smaller = options
+            smaller.colors = min(options.colors, 128)
+            smaller.changeThreshold = max(options.changeThreshold, 2 * GIFOptions().changeThreshold)
+            let rest = Double(maxBytes) / Double(miss.smallest) / 0.92
+            if rest < 1 {
+                let width = Int((Double(miss.width) * (rest * 0.9).squareRoot()).rounded(.down))
+                guard width >= Self.smallestFittingWidth else { throw Self.noFit(miss, limit: maxBytes, path: url.path) }
+                smaller.size = .width(width)
+            }
+            let second: DoesNotFit
+            do {
+                return try convertPass(video: url, to: destination, poster: poster, options: smaller, stamp: stamp)
+            } catch let miss as DoesNotFit {
+                second = miss
+            }
+            // Each frame's colour table and headers do not shrink with the picture: fit
+            // bytes = fixed + k * area through both passes and aim a third at 90% of the limit.
+            // (Both passes at one size: bytes taken as proportional to the area.)
+            let a1 = Double(miss.width * miss.height), a2 = Double(second.width * second.height)
+            let target = 0.9 * Double(maxBytes)
+            var area = a2 * target / Double(second.smallest)
+            if a1 != a2 {
+                let k = (Double(miss.smallest) - Double(second.smallest)) / (a1 - a2)
+                let fixed = Double(second.smallest) - k * a2
+                guard k > 0, target > fixed else { throw Self.noFit(second, limit: maxBytes, path: url.path) }
+                area = (target - fixed) / k
+            }
+            let width = Int((Double(second.width) * (area / a2).squareRoot()).rounded(.down))
+            guard width >= Self.smallestFittingWidth, width < second.width else { throw Self.noFit(second, limit: maxBytes, path: url.path) }
+            smaller.size = .width(width)
+            do {
+                return try convertPass(video: url, to: destination, poster: poster, options: smaller, stamp: stamp)
+            } catch let third as DoesNotFit {
+                throw Self.noFit(third, limit: maxBytes, path: url.path)
+            }
+        }
+    }
+
+    /// `--max-bytes` does not go below this width.
+    static let smallestFittingWidth = 16
+
+    static func noFit(_ miss: DoesNotFit, limit: Int, path: String) -> ClipKitError {
+        .limitExceeded(path: path, what: "the smallest GIF clipkit made (\(miss.smallest) bytes, \(miss.width)x\(miss.height), most lossy)",
+                       limit: "\(limit) bytes", option: "--max-bytes, or lower --fps or --duration")
+    }
+
+    /// One decode of `url` into a GIF with `options` (a second pass for `--max-bytes` has others).
+    private func convertPass(video url: URL, to destination: URL, poster: URL?, options: GIFOptions,
+                             stamp: FingerprintStage) throws -> GIFResult {
         var palette: Palette?
         if options.palette == .global {
             let histogram = try gatherColors(video: url, options: options)
@@ -44,6 +99,12 @@ public struct GIFConverter: Sendable {
             try options.limits.checkSourceSpan(min(options.end ?? duration, duration) - options.start, path: url.path)
         }
         let capacity = try Self.queueCapacity(info: reader.info, options: options, path: url.path)
+        if options.maxBytes != nil {
+            // Each --max-bytes writer holds up to two frames and (when lossy) what the viewer sees.
+            let output = options.size.resolve(width: reader.info.width, height: reader.info.height)
+            try options.limits.checkMemory(pictures: 3 * Self.ladder(from: options.lossy).count, of: output.width * output.height * 4,
+                                           what: "frames of the --max-bytes writers", path: url.path)
+        }
         var read = readOptions(options)
         read.queueCapacity = capacity
         let producer = try reader.makeProducer(options: read)
@@ -142,6 +203,23 @@ public struct GIFConverter: Sendable {
                 if case .frame(let first) = try input.pop() { output.push(first.image) }
             }
         }
+        // The poster, encoded once the fingerprint is known; committed right after the GIF.
+        let writePoster = { (fingerprint: Fingerprint?) throws -> AtomicFile? in
+            guard let poster, let posterImage else { return nil }
+            guard let image = try posterImage.pop() else {
+                throw ClipKitError.noFrames(path: poster.path, reason: "no frame for the poster")
+            }
+            // Like a thumbnail: RGBA when the frame has transparent pixels.
+            let bytes = try PNGWriter.encode(image, channels: image.isOpaque ? .rgb : .rgba, filter: .sub, fingerprint: fingerprint)
+            let file = try AtomicFile(destination: poster, budget: budget)
+            try file.write(bytes)
+            return file
+        }
+        if let maxBytes = options.maxBytes {
+            return try writeFitting(quantized, pipeline: pipeline, maxBytes: maxBytes, options: options, globalPalette: globalPalette,
+                                    destination: destination, source: source, expectedCount: expectedCount,
+                                    fingerprint: { try stamp.value() }, poster: writePoster)
+        }
         var writer = GIFWriterStage(destination: destination, source: source, options: options, globalPalette: globalPalette, budget: budget)
         var done = 0
         while let message = try quantized.pop() {
@@ -155,16 +233,7 @@ public struct GIFConverter: Sendable {
                 let fingerprint = try stamp.value()
                 var result = try writer.finish(duration: duration, fingerprint: fingerprint)
                 result.warnings = warnings
-                var posterFile: AtomicFile?
-                if let poster, let posterImage {
-                    guard let image = try posterImage.pop() else {
-                        throw ClipKitError.noFrames(path: poster.path, reason: "no frame for the poster")
-                    }
-                    // Like a thumbnail: RGBA when the frame has transparent pixels.
-                    let bytes = try PNGWriter.encode(image, channels: image.isOpaque ? .rgb : .rgba, filter: .sub, fingerprint: fingerprint)
-                    posterFile = try AtomicFile(destination: poster, budget: budget)
-                    try posterFile?.write(bytes)
-                }
+                let posterFile = try writePoster(fingerprint)
                 try writer.commit()
                 try posterFile?.commit()
                 return result

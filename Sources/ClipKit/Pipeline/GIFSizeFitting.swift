@@ -1,0 +1,115 @@
+// `--max-bytes`: one decode and quantisation feed LZW writers at several lossy levels at once; the
+// least lossy GIF that fits is kept.
+import Foundation
+
+/// No lossy level of one pass fitted the byte limit; `smallest` is the size at the highest level.
+struct DoesNotFit: Error {
+    var smallest: Int
+    var width: Int
+    var height: Int
+}
+
+/// What a ladder writer tells the caller.
+enum LadderReport: Sendable {
+    /// Its GIF is complete (a temp file) and within the limit.
+    case fits(GIFResult)
+    /// Its GIF is complete but over the limit (the last level writes on to learn the smallest size).
+    case over(GIFResult)
+    /// It passed the limit and stopped.
+    case stopped
+    /// It moved its GIF into place.
+    case committed
+}
+
+/// The fingerprint handed to every writer (a queue element must be one value).
+struct FingerprintBox: Sendable {
+    var value: Fingerprint?
+}
+
+extension GIFConverter {
+    /// Lossy levels written side by side for `--max-bytes`. On the bench clips neighbouring levels
+    /// differ in size by under 8%, so the least lossy one that fits lies within 90-100% of the limit
+    /// whenever the limit is between the level-0 and level-250 sizes.
+    static let lossyLadder = [0, 5, 10, 16, 24, 34, 48, 66, 90, 125, 175, 250]
+
+    /// The levels one pass writes: `start` (the `--lossy` asked for) and every ladder level above it.
+    static func ladder(from start: Int) -> [Int] {
+        [start] + lossyLadder.filter { $0 > start }
+    }
+
+    /// Writes `quantized` at every level of `ladder(from: options.lossy)` at once, each writer on
+    /// its own stage thread with a temp file and a budget of `maxBytes` (the last writes on past
+    /// it, to learn the smallest size). The least lossy GIF that fits is committed (with the poster
+    /// `commitPoster` writes, if any) and the others discarded. Throws `DoesNotFit` when none fits.
+    func writeFitting(_ quantized: BoundedQueue<QuantizedMessage>, pipeline: Pipeline, maxBytes: Int, options: GIFOptions,
+                      globalPalette: Palette?, destination: URL, source: String, expectedCount: Int?,
+                      fingerprint: () throws -> Fingerprint?,
+                      poster: (Fingerprint?) throws -> AtomicFile?) throws -> GIFResult {
+        let levels = Self.ladder(from: options.lossy)
+        let branches = pipeline.tee("\(stageLabel).ladder", from: quantized, count: levels.count, capacity: 2)
+        let fingerprints: [BoundedQueue<FingerprintBox>] = levels.map { _ in pipeline.queue(capacity: 1) }
+        let decisions: [BoundedQueue<Bool>] = levels.map { _ in pipeline.queue(capacity: 1) }
+        let progress = self.progress
+        let reports = levels.indices.map { i in
+            let level = levels[i], isLast = i == levels.count - 1
+            let fingerprintQueue = fingerprints[i], decision = decisions[i]
+            return pipeline.stage("\(stageLabel).lzw\(level)", from: branches[i], capacity: 2) {
+                (input: BoundedQueue<QuantizedMessage>, output: BoundedQueue<LadderReport>) in
+                var levelOptions = options
+                levelOptions.lossy = level
+                let limit = isLast ? options.limits.maxOutputBytes : min(maxBytes, options.limits.maxOutputBytes)
+                var writer = GIFWriterStage(destination: destination, source: source, options: levelOptions,
+                                            globalPalette: globalPalette, budget: ByteBudget(limit: limit))
+                var done = 0
+                do {
+                    while let message = try input.pop() {
+                        switch message {
+                        case .frame(let frame):
+                            try writer.add(frame)
+                            done += 1
+                            if i == 0 { progress?(done, expectedCount) }
+                        case .end(let duration, let warnings):
+                            guard let box = try fingerprintQueue.pop() else { return }
+                            var result = try writer.finish(duration: duration, fingerprint: box.value)
+                            result.warnings = warnings
+                            guard result.bytes <= maxBytes else {
+                                output.push(.over(result))
+                                return
+                            }
+                            output.push(.fits(result))
+                            guard try decision.pop() == true else { return }
+                            try writer.commit()
+                            output.push(.committed)
+                            return
+                        }
+                    }
+                } catch ClipKitError.limitExceeded(_, "output size", _, _) where !isLast {
+                    output.push(.stopped)
+                }
+            }
+        }
+        let fingerprint = try fingerprint()
+        for queue in fingerprints { queue.push(FingerprintBox(value: fingerprint)) }
+        var outcomes: [LadderReport] = []
+        for report in reports {
+            guard let outcome = try report.pop() else {
+                throw ClipKitError.internalFailure(path: destination.path, reason: "a GIF writer ended without a report")
+            }
+            outcomes.append(outcome)
+        }
+        guard let chosen = outcomes.firstIndex(where: { if case .fits = $0 { return true }; return false }),
+              case .fits(let result) = outcomes[chosen] else {
+            guard case .over(let smallest)? = outcomes.last else {
+                throw ClipKitError.internalFailure(path: destination.path, reason: "the most lossy GIF writer did not finish")
+            }
+            throw DoesNotFit(smallest: smallest.bytes, width: smallest.width, height: smallest.height)
+        }
+        let posterFile = try poster(fingerprint)
+        for (i, decision) in decisions.enumerated() { decision.push(i == chosen) }
+        guard case .committed? = try reports[chosen].pop() else {
+            throw ClipKitError.internalFailure(path: destination.path, reason: "the chosen GIF was not moved into place")
+        }
+        try posterFile?.commit()
+        return result
+    }
+}
