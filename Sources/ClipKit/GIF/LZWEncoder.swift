@@ -188,7 +188,11 @@ final class LZWEncoder {
             var best = -1
             var bestDiff = Int.max
             var bestColor = (0, 0, 0)
-            if let want = color(wanted, o) {
+            if er | eg | eb == 0, color(wanted, o) != nil, let exact = lookup(current << 8 | wanted) {
+                // No carried error: the exact pixel has distance 0 and wins every tie, so it is
+                // what the search below would choose (most pixels of flat areas end here).
+                best = exact
+            } else if let want = color(wanted, o) {
                 let tr = want.0 + er, tg = want.1 + eg, tb = want.2 + eb
                 var child = firstChild[current]
                 while child != Self.none {

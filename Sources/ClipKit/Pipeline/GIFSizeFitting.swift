@@ -37,6 +37,21 @@ extension GIFConverter {
         [start] + lossyLadder.filter { $0 > start }
     }
 
+    /// Records writer `i`'s projected size and tells whether it may stop: once a fifth of the
+    /// frames are written, a writer three or more levels above one projected at 85% of the limit
+    /// or less is not needed (the neighbours between stay as the margin). The most lossy writer
+    /// always finishes: it tells the smallest size when nothing fits.
+    static func overtaken(writer i: Int, of count: Int, bytes: Int, done: Int, expected: Int?, limit: Int,
+                          projections: LockedBox<[Int]>) -> Bool {
+        guard let expected, expected > 0, done * 5 >= expected else { return false }
+        let projected = bytes * expected / done
+        return projections.withLock { sizes in
+            sizes[i] = projected
+            guard i >= 3, i < count - 1 else { return false }
+            return sizes[0...(i - 3)].contains { $0 > 0 && $0 * 100 <= limit * 85 }
+        }
+    }
+
     /// Writes `quantized` at every level of `ladder(from: options.lossy)` at once, each writer on
     /// its own stage thread with a temp file and a budget of `maxBytes` (the last writes on past
     /// it, to learn the smallest size). The least lossy GIF that fits is committed (with the poster
@@ -50,6 +65,9 @@ extension GIFConverter {
         let fingerprints: [BoundedQueue<FingerprintBox>] = levels.map { _ in pipeline.queue(capacity: 1) }
         let decisions: [BoundedQueue<Bool>] = levels.map { _ in pipeline.queue(capacity: 1) }
         let progress = self.progress
+        // Each writer's projected size (bytes so far scaled to the expected frame count), so that
+        // writers far more lossy than one already on course to fit can stop early.
+        let projections = LockedBox([Int](repeating: 0, count: levels.count))
         let reports = levels.indices.map { i in
             let level = levels[i], isLast = i == levels.count - 1
             let fingerprintQueue = fingerprints[i], decision = decisions[i]
@@ -68,6 +86,11 @@ extension GIFConverter {
                             try writer.add(frame)
                             done += 1
                             if i == 0 { progress?(done, expectedCount) }
+                            if Self.overtaken(writer: i, of: levels.count, bytes: writer.bytesWritten, done: done,
+                                              expected: expectedCount, limit: maxBytes, projections: projections) {
+                                output.push(.stopped)
+                                return
+                            }
                         case .end(let duration, let warnings):
                             guard let box = try fingerprintQueue.pop() else { return }
                             var result = try writer.finish(duration: duration, fingerprint: box.value)

@@ -25,6 +25,9 @@ struct GIFWriterStage {
         self.budget = budget
     }
 
+    /// Bytes written so far.
+    var bytesWritten: Int { encoder?.bytesWritten ?? 0 }
+
     /// Images written or waiting to be.
     var framesWritten: Int { (encoder?.frameCount ?? 0) + pending.count }
 
