@@ -29,6 +29,10 @@ import TestSupport
         #expect(fitted.delays.reduce(0, +) == reference.delays.reduce(0, +))
         // Only the chosen GIF is left: the other levels' temp files are gone.
         #expect(CLI.files(in: dir) == ["default.gif", "fit.gif"])
+        // The same choice every time, whatever the writers' timing.
+        let again = try CLI.run(["gif", Self.clip.path, "-o", "again.gif", "--max-bytes", "\(limit)"], in: dir)
+        #expect(again.status == 0)
+        #expect(try Data(contentsOf: dir.appendingPathComponent("again.gif")) == Data(contentsOf: dir.appendingPathComponent("fit.gif")))
     }
 
     @Test func aLimitTooSmallIsAnErrorAndWritesNothing() throws {

@@ -19,6 +19,8 @@ public struct GIFConverter: Sendable {
     /// The prefix of the stage threads' names (`ck.decode`, `ck.quantise`, ...): tests give each
     /// run its own, to find that run's threads among others'.
     var stageLabel = "ck"
+    /// Whether `--max-bytes` writers may stop early (off for the rerun after a wrong projection).
+    var pruneLadder = true
 
     public init(options: GIFOptions = GIFOptions(), progress: (@Sendable (Int, Int?) -> Void)? = nil) {
         self.options = options
@@ -85,8 +87,20 @@ public struct GIFConverter: Sendable {
                        limit: "\(limit) bytes", option: "--max-bytes, or lower --fps or --duration")
     }
 
-    /// One decode of `url` into a GIF with `options` (a second pass for `--max-bytes` has others).
+    /// One decode of `url` into a GIF with `options` (a second pass for `--max-bytes` has others);
+    /// run again without early stops when one was premature, so the output never depends on timing.
     private func convertPass(video url: URL, to destination: URL, poster: URL?, options: GIFOptions,
+                             stamp: FingerprintStage) throws -> GIFResult {
+        do {
+            return try convertOnce(video: url, to: destination, poster: poster, options: options, stamp: stamp)
+        } catch is PrunedTooEarly {
+            var converter = self
+            converter.pruneLadder = false
+            return try converter.convertOnce(video: url, to: destination, poster: poster, options: options, stamp: stamp)
+        }
+    }
+
+    private func convertOnce(video url: URL, to destination: URL, poster: URL?, options: GIFOptions,
                              stamp: FingerprintStage) throws -> GIFResult {
         var palette: Palette?
         if options.palette == .global {
@@ -216,7 +230,7 @@ public struct GIFConverter: Sendable {
             return file
         }
         if let maxBytes = options.maxBytes {
-            return try writeFitting(quantized, pipeline: pipeline, maxBytes: maxBytes, options: options, globalPalette: globalPalette,
+            return try writeFitting(quantized, pipeline: pipeline, maxBytes: maxBytes, prune: pruneLadder, options: options, globalPalette: globalPalette,
                                     destination: destination, source: source, expectedCount: expectedCount,
                                     fingerprint: { try stamp.value() }, poster: writePoster)
         }

@@ -2,6 +2,10 @@
 // least lossy GIF that fits is kept.
 import Foundation
 
+/// Writers stopped early were needed after all (a projection was low): the pass is run again
+/// without stopping any, so the choice never depends on the writers' timing.
+struct PrunedTooEarly: Error {}
+
 /// No lossy level of one pass fitted the byte limit; `smallest` is the size at the highest level.
 struct DoesNotFit: Error {
     var smallest: Int
@@ -17,6 +21,8 @@ enum LadderReport: Sendable {
     case over(GIFResult)
     /// It passed the limit and stopped.
     case stopped
+    /// It stopped early: a less lossy writer was on course to fit (see `overtaken`).
+    case pruned
     /// It moved its GIF into place.
     case committed
 }
@@ -37,18 +43,18 @@ extension GIFConverter {
         [start] + lossyLadder.filter { $0 > start }
     }
 
-    /// Records writer `i`'s projected size and tells whether it may stop: once a fifth of the
-    /// frames are written, a writer three or more levels above one projected at 85% of the limit
-    /// or less is not needed (the neighbours between stay as the margin). The most lossy writer
+    /// Records writer `i`'s projected size and tells whether it may stop: once 40% of the frames
+    /// are written, a writer four or more levels above one projected at 80% of the limit or less
+    /// is not needed (the three between stay as the margin for a projection that was low). The most lossy writer
     /// always finishes: it tells the smallest size when nothing fits.
     static func overtaken(writer i: Int, of count: Int, bytes: Int, done: Int, expected: Int?, limit: Int,
                           projections: LockedBox<[Int]>) -> Bool {
-        guard let expected, expected > 0, done * 5 >= expected else { return false }
+        guard let expected, expected > 0, done * 5 >= expected * 2 else { return false }
         let projected = bytes * expected / done
         return projections.withLock { sizes in
             sizes[i] = projected
-            guard i >= 3, i < count - 1 else { return false }
-            return sizes[0...(i - 3)].contains { $0 > 0 && $0 * 100 <= limit * 85 }
+            guard i >= 4, i < count - 1 else { return false }
+            return sizes[0...(i - 4)].contains { $0 > 0 && $0 * 100 <= limit * 80 }
         }
     }
 
@@ -56,7 +62,7 @@ extension GIFConverter {
     /// its own stage thread with a temp file and a budget of `maxBytes` (the last writes on past
     /// it, to learn the smallest size). The least lossy GIF that fits is committed (with the poster
     /// `commitPoster` writes, if any) and the others discarded. Throws `DoesNotFit` when none fits.
-    func writeFitting(_ quantized: BoundedQueue<QuantizedMessage>, pipeline: Pipeline, maxBytes: Int, options: GIFOptions,
+    func writeFitting(_ quantized: BoundedQueue<QuantizedMessage>, pipeline: Pipeline, maxBytes: Int, prune: Bool, options: GIFOptions,
                       globalPalette: Palette?, destination: URL, source: String, expectedCount: Int?,
                       fingerprint: () throws -> Fingerprint?,
                       poster: (Fingerprint?) throws -> AtomicFile?) throws -> GIFResult {
@@ -86,9 +92,9 @@ extension GIFConverter {
                             try writer.add(frame)
                             done += 1
                             if i == 0 { progress?(done, expectedCount) }
-                            if Self.overtaken(writer: i, of: levels.count, bytes: writer.bytesWritten, done: done,
+                            if prune, Self.overtaken(writer: i, of: levels.count, bytes: writer.bytesWritten, done: done,
                                               expected: expectedCount, limit: maxBytes, projections: projections) {
-                                output.push(.stopped)
+                                output.push(.pruned)
                                 return
                             }
                         case .end(let duration, let warnings):
@@ -120,7 +126,10 @@ extension GIFConverter {
             }
             outcomes.append(outcome)
         }
-        guard let chosen = outcomes.firstIndex(where: { if case .fits = $0 { return true }; return false }),
+        let firstFit = outcomes.firstIndex { if case .fits = $0 { return true }; return false }
+        let firstPruned = outcomes.firstIndex { if case .pruned = $0 { return true }; return false }
+        if let firstPruned, firstPruned < (firstFit ?? outcomes.count) { throw PrunedTooEarly() }
+        guard let chosen = firstFit,
               case .fits(let result) = outcomes[chosen] else {
             guard case .over(let smallest)? = outcomes.last else {
                 throw ClipKitError.internalFailure(path: destination.path, reason: "the most lossy GIF writer did not finish")
