@@ -64,4 +64,17 @@ import TestSupport
         let other = try CLI.run(["gif", Self.clip.path, "-o", "fit.gif", "--max-bytes", "140KB", "--json"], in: dir)
         #expect(other.stdout.contains("\"status\":\"ok\""), "a new limit redoes it: \(other.stdout)")
     }
+
+    @Test func qualityIsALossyLevel() throws {
+        let levels = (1...100).map(GIFOptions.lossyLevel(forQuality:))
+        #expect(levels.first == 400 && levels.last == 0)
+        #expect(zip(levels, levels.dropFirst()).allSatisfy { $0 >= $1 }, "lower quality is never less lossy")
+        let dir = Fixture.scratchDirectory()
+        #expect(try CLI.run(["gif", Self.clip.path, "-o", "q.gif", "--quality", "50"], in: dir).status == 0)
+        #expect(try CLI.run(["gif", Self.clip.path, "-o", "l.gif", "--lossy", "\(GIFOptions.lossyLevel(forQuality: 50))"], in: dir).status == 0)
+        #expect(try Data(contentsOf: dir.appendingPathComponent("q.gif")) == Data(contentsOf: dir.appendingPathComponent("l.gif")))
+        for bad in ["0", "101", "abc"] {
+            #expect(try CLI.run(["gif", Self.clip.path, "-o", "x.gif", "--quality", bad], in: dir).status == 2, "\(bad)")
+        }
+    }
 }
