@@ -294,8 +294,20 @@ extension Hostile {
         }
 
         /// No signal, exit 0/1/2, within `bound` seconds, under `rss` bytes.
-        static func expectBounded(_ run: ChildRun, _ what: String, seconds bound: Double, rss: Int = 1 << 30,
+        /// Sanitizer runtimes multiply time and memory (shadow memory); `make sanitize` says which
+        /// one runs in CLIPKIT_SANITIZER and the bounds widen by these factors. `make test` checks
+        /// the bounds themselves.
+        static let sanitizerScale: (time: Double, memory: Int) = {
+            switch ProcessInfo.processInfo.environment["CLIPKIT_SANITIZER"] {
+            case "thread": return (8, 4)
+            case "address": return (4, 3)
+            default: return (1, 1)
+            }
+        }()
+
+        static func expectBounded(_ run: ChildRun, _ what: String, seconds unscaledBound: Double, rss unscaledRSS: Int = 1 << 30,
                                   sourceLocation: SourceLocation = #_sourceLocation) {
+            let bound = unscaledBound * sanitizerScale.time, rss = unscaledRSS * sanitizerScale.memory
             #expect(run.signal == nil && !run.killed, "\(what): \(run)", sourceLocation: sourceLocation)
             #expect(run.exitStatus.map { (0...2).contains($0) } == true, "\(what): \(run)", sourceLocation: sourceLocation)
             #expect(run.seconds <= bound, "\(what): took \(String(format: "%.2f", run.seconds)) s, bound \(bound) s; \(run)",
