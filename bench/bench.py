@@ -10,12 +10,14 @@ The start-up rows (clipkit --version, a thumb whose output is up to date) are ti
 """
 
 import argparse
+import concurrent.futures
 import datetime
 import hashlib
 import json
 import math
 import os
 import platform
+import re
 import resource
 import shutil
 import struct
@@ -25,6 +27,7 @@ import sys
 import time
 
 import quality
+import rd_plot
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -492,6 +495,121 @@ def batch_tools(clips):
     ]
 
 
+# --- rate-distortion: bytes vs SSIM for GIF size control -------------------------------------------
+
+LOSSY_LEVELS = (20, 40, 80, 200)
+QUALITY_LEVELS = (25, 50, 75, 90)
+MAX_BYTES_FRACTIONS = (0.25, 0.50, 0.75)
+GIFSICLE_LOSSY = (20, 80, 200)
+RECIPE, RECIPE_O3 = "ffmpeg palettegen/paletteuse", "ffmpeg recipe + gifsicle -O3"
+FAM_LOSSY, FAM_QUALITY, FAM_MAX = "clipkit (default, --lossy N)", "clipkit --quality N", "clipkit --max-bytes N"
+FAM_GIFSICLE = "ffmpeg recipe (+ gifsicle -O3 --lossy=N)"
+
+
+def gif_size_options():
+    """Which of clipkit gif's size controls this build has, from `clipkit gif --help`."""
+    h = subprocess.run([CLIPKIT, "gif", "--help"], capture_output=True, text=True).stdout
+    return {opt: bool(re.search(re.escape(opt) + r"\b", h)) for opt in ("--lossy", "--quality", "--max-bytes")}
+
+
+def rd_tools(src, fps, width, default_bytes, recipe_gif, opts):
+    """The RD points run here: clipkit at its defaults and at each size setting, and gifsicle -O3 --lossy over
+    the recipe's GIF (`recipe_gif`, kept from the gif task). Returns (tools, {name: (family, setting, limit)})."""
+    f = f"{fps:g}"
+    base = [CLIPKIT, "gif", "-q", *FORCE, src, "--fps", f, "--width", str(width)]
+    tools, meta = [], {}
+
+    def add(name, family, setting, extra, out, limit=None):
+        tools.append(Tool(name, lambda o, extra=extra: [base + extra + ["-o", o]], out))
+        meta[name] = (family, setting, limit)
+
+    add("clipkit", FAM_LOSSY, 0, [], "clipkit.gif")
+    if opts.get("--lossy"):
+        for n in LOSSY_LEVELS:
+            add(f"clipkit --lossy {n}", FAM_LOSSY, n, ["--lossy", str(n)], f"clipkit_lossy{n}.gif")
+    if opts.get("--quality"):
+        for n in QUALITY_LEVELS:
+            add(f"clipkit --quality {n}", FAM_QUALITY, n, ["--quality", str(n)], f"clipkit_quality{n}.gif")
+    if opts.get("--max-bytes") and default_bytes:
+        for frac in MAX_BYTES_FRACTIONS:
+            limit = int(default_bytes * frac)
+            add(f"clipkit --max-bytes {limit} ({frac:.0%} of default)", FAM_MAX, frac, ["--max-bytes", str(limit)],
+                f"clipkit_max{round(frac * 100)}.gif", limit)
+    if recipe_gif:
+        for n in GIFSICLE_LOSSY:
+            name = f"ffmpeg recipe + gifsicle -O3 --lossy={n}"
+            tools.append(Tool(name, lambda o, n=n: [["gifsicle", "-O3", f"--lossy={n}", recipe_gif, "-o", o]],
+                              f"gifsicle_lossy{n}.gif"))
+            meta[name] = (FAM_GIFSICLE, n, None)
+    return tools, meta
+
+
+def run_rd(tag, label, src, gif_rows, runs, opts, log):
+    """The RD section for one clip, right after its gif task (whose recipe and recipe + -O3 rows it reuses:
+    the same commands; gifsicle --lossy runs on the recipe's GIF, its wall time added to the recipe's and its
+    peak RSS the larger). Every point's SSIM is quality.measure_overlap's. Returns the section's figures."""
+    rp = gif_rows.get(RECIPE, {})
+    recipe_gif = rp.get("kept") if "wall" in rp else None
+    default_bytes = gif_rows.get("clipkit", {}).get("bytes")
+    if not default_bytes:  # the gif task failed: find the default's size now
+        o = os.path.join(WORK, "rd_default.gif")
+        subprocess.run([CLIPKIT, "gif", "-q", *FORCE, src, "--fps", "10", "--width", "480", "-o", o], check=False)
+        default_bytes = path_bytes(o)
+    tools, meta = rd_tools(src, 10, 480, default_bytes, recipe_gif, opts)
+    log(f"rate-distortion: {label} ({runs} run{'s' if runs > 1 else ''} each, {len(tools)} points)")
+    rows = run_task(f"rd{tag}", tools, runs, log)
+    for name, row in rows.items():
+        row["family"], row["setting"], row["limit"] = meta[name]
+        if meta[name][0] == FAM_GIFSICLE and "wall" in row:
+            row["gifsicle_wall"] = row["wall"]
+            row["wall"] += rp["wall"]
+            row["wall_min"] += rp["wall"]
+            row["wall_max"] += rp["wall"]
+            row["rss_kb"] = max(row["rss_kb"], rp["rss_kb"])
+    for name, fam, setting in ((RECIPE, FAM_GIFSICLE, "recipe"), (RECIPE_O3, FAM_GIFSICLE, "-O3")):
+        r = gif_rows.get(name, {})
+        if "wall" in r:
+            rows[name] = {k: r[k] for k in ("wall", "wall_min", "wall_max", "rss_kb", "bytes", "runs", "kept")} | {
+                "family": fam, "setting": setting, "limit": None, "reused": True}
+    # SSIM after all timed runs, one process per core (the source's frames are extracted first, once)
+    kept = [(name, row["kept"]) for name, row in rows.items() if row.get("kept")]
+    if kept:
+        t0 = time.time()
+        w, h = (lambda i: (i["width"], i["height"]))(quality.parse_gif(kept[0][1]))
+        quality.source_frames(src, w, h, REFS)
+        with concurrent.futures.ProcessPoolExecutor(max_workers=NPROC) as ex:
+            qs = list(ex.map(quality.measure_overlap, [k for _, k in kept], [src] * len(kept), [REFS] * len(kept)))
+        for (name, _), q in zip(kept, qs):
+            rows[name]["q"] = q
+            log(f"  SSIM (best overlapping source frame): {name}: {q['ssim_mean']:.4f}")
+        log(f"  SSIM of {len(kept)} GIFs: {time.time() - t0:.1f} s")
+    return {"tag": tag, "label": label, "src": src, "runs": runs, "rows": rows, "default_bytes": default_bytes,
+            "options": opts}
+
+
+def rd_equal_ssim(rd, peer):
+    """Target (a): clipkit's bytes at SSIM at least the peer point's. The smaller of (1) the smallest bytes of
+    any measured clipkit point with SSIM >= the peer's and (2) where adjacent points of clipkit's default/--lossy
+    curve (in order of N) straddle the peer's SSIM, the bytes at exactly that SSIM by linear interpolation of bytes
+    in SSIM between the two. Returns (bytes or None, how)."""
+    rows = rd["rows"]
+    target_ssim = rows[peer]["q"]["ssim_mean"]
+    best, how = None, None
+    for name, row in rows.items():
+        if row["family"] != FAM_GIFSICLE and row.get("q") and row["q"]["ssim_mean"] >= target_ssim:
+            if best is None or row["bytes"] < best:
+                best, how = row["bytes"], f"measured point `{name}` (SSIM {row['q']['ssim_mean']:.4f})"
+    curve = sorted(((row["setting"], row["bytes"], row["q"]["ssim_mean"]) for row in rows.values()
+                    if row["family"] == FAM_LOSSY and row.get("q")))
+    for (n1, b1, s1), (n2, b2, s2) in zip(curve, curve[1:]):
+        if s1 >= target_ssim >= s2 and s1 > s2:
+            b = b1 + (b2 - b1) * (s1 - target_ssim) / (s1 - s2)
+            if best is None or b < best:
+                best, how = b, (f"interpolated between --lossy {n1} ({b1} B, SSIM {s1:.4f}) and --lossy {n2} "
+                                f"({b2} B, SSIM {s2:.4f}), linear in SSIM")
+    return best, how
+
+
 # --- report ---------------------------------------------------------------------------------------
 
 def fmt_ratio(a, b, digits=2):
@@ -569,7 +687,10 @@ def main():
 
     results = []  # (task, input label, rows, extra)
 
-    # gif
+    # gif, each clip followed by the rate-distortion section where it has one (the 60 s clip: one run a point)
+    rd = []
+    size_opts = gif_size_options()
+    rd_clips = {c("src10_720p.mp4"): "10"} | ({} if quick else {c("src60_1080p.mp4"): "60"})
     gif_inputs = [("10 s 1280x720 30 fps H.264", c("src10_720p.mp4"))]
     if not quick:
         gif_inputs += [("60 s 1920x1080 30 fps H.264", c("src60_1080p.mp4")),
@@ -582,6 +703,8 @@ def main():
                 log(f"  quality: {name}")
                 row["q"] = quality.measure(row["kept"], src, 10, REFS)
         results.append(("gif", label, rows, {"src": src, "seconds": quality.probe_duration(src)}))
+        if src in rd_clips:
+            rd.append(run_rd(rd_clips[src], label, src, rows, runs if rd_clips[src] == "10" else 1, size_opts, log))
 
     # decode limit: with --fps 10, clipkit need not decode the 2 frames in 3 that no tick shows (when they are
     # not reference frames), so it should take less time than decoding every frame and nothing else
@@ -654,18 +777,30 @@ def main():
 
     elapsed = time.time() - started
     load1 = os.getloadavg()
-    md = report(results, quick, runs, fast_runs, startup_runs, elapsed, load0, load1)
+    plot_path = os.path.join(CACHE, "rd-quick.png") if quick else os.path.join(HERE, "rd.png")
+    plot_how = None
+    if rd:
+        try:
+            plot_how = rd_plot.plot(rd, plot_path)
+            log(f"bench: wrote {os.path.relpath(plot_path, ROOT)} ({plot_how})")
+        except Exception as e:  # the tables matter more than the picture
+            log(f"bench: no RD plot: {e}")
+    md = report(results, quick, runs, fast_runs, startup_runs, elapsed, load0, load1,
+                rd, os.path.relpath(plot_path, os.path.dirname(out_md)) if plot_how else None, plot_how)
     print(md)
     with open(out_md, "w") as f:
         f.write(md)
     with open(os.path.join(CACHE, "results-quick.json" if quick else "results.json"), "w") as f:
-        json.dump([{"task": t, "input": l, "rows": r, "extra": e} for t, l, r, e in results], f, indent=1, default=str)
+        json.dump([{"task": t, "input": l, "rows": r, "extra": e} for t, l, r, e in results]
+                  + [{"task": "rate-distortion", "input": x["label"], "rows": x["rows"],
+                      "extra": {k: x[k] for k in ("src", "runs", "default_bytes", "options")}} for x in rd],
+                  f, indent=1, default=str)
     log(f"bench: wrote {os.path.relpath(out_md, ROOT)} ({elapsed:.0f} s)")
     if any("error" in row for _, _, rows, _ in results for row in rows.values()):
         log("bench: some commands failed (see the table)")
 
 
-def report(results, quick, runs, fast_runs, startup_runs, elapsed, load0, load1):
+def report(results, quick, runs, fast_runs, startup_runs, elapsed, load0, load1, rd=(), plot_rel=None, plot_how=None):
     cpu, mem = machine()
     L = []
     add = L.append
@@ -764,6 +899,44 @@ def report(results, quick, runs, fast_runs, startup_runs, elapsed, load0, load1)
                 f"{row['wall_max']:.{d}f}) | {sizes} | " + " | ".join(qc) + f" | {row['foreign']:.2f} |")
     add("")
 
+    # rate-distortion
+    if rd:
+        opts = rd[0]["options"]
+        absent = [o for o in ("--quality", "--max-bytes") if not opts.get(o)]
+        add("## Rate-distortion: GIF size control")
+        add("")
+        add("Bytes against SSIM at 10 fps, 480 px wide, for clipkit at its defaults and at each size setting, and for "
+            "ffmpeg's palettegen/paletteuse recipe, alone and followed by `gifsicle -O3` (lossless) and "
+            "`gifsicle -O3 --lossy=N`. SSIM here: each GIF frame against the *best* source frame on screen during its "
+            "display interval (max SSIM over the source frames whose interval overlaps the GIF frame's; "
+            "`quality.measure_overlap`), mean weighted by display time, so a tool is not penalised for sampling "
+            "another source frame than ffmpeg's fps filter. The recipe and recipe + -O3 points are the gif task's runs; "
+            "a gifsicle --lossy point's wall time is the recipe's plus gifsicle's, its peak RSS the larger. "
+            + (f"This clipkit has no {' or '.join('`' + o + '`' for o in absent)} (`clipkit gif --help`): those points are "
+               "left out. " if absent else "")
+            + "Runs per point: " + ", ".join(f"{x['runs']} ({x['label'].split(' 30 fps')[0]})" for x in rd) + ".")
+        add("")
+        if plot_rel:
+            add(f"![bytes vs SSIM]({plot_rel}) ([plot]({plot_rel}); {plot_how})")
+            add("")
+        add("| input | family | point | bytes | vs default | SSIM mean (best overlap) | SSIM min | wall s (min-max) "
+            "| peak RSS MB |")
+        add("|---|---|---|---|---|---|---|---|---|")
+        for x in rd:
+            order = {FAM_LOSSY: 0, FAM_QUALITY: 1, FAM_MAX: 2, FAM_GIFSICLE: 3}
+            for name, row in sorted(x["rows"].items(), key=lambda kv: (order[kv[1]["family"]], -kv[1]["bytes"]
+                                                                       if "bytes" in kv[1] else 0)):
+                lab = x["label"].split(" 30 fps")[0]
+                if "wall" not in row:
+                    add(f"| {lab} | {row['family']} | {name} | failed: {row.get('error', '?')} | | | | | |")
+                    continue
+                q = row.get("q") or {}
+                lim = f" ({row['bytes'] / row['limit']:.1%} of the limit)" if row.get("limit") else ""
+                add(f"| {lab} | {row['family']} | {name} | {int(row['bytes'])}{lim} | {row['bytes'] / x['default_bytes']:.2f}x "
+                    f"| {q.get('ssim_mean', float('nan')):.4f} | {q.get('ssim_min', float('nan')):.4f} "
+                    f"| {row['wall']:.2f} ({row['wall_min']:.2f}-{row['wall_max']:.2f}) | {mb(row['rss_kb'])} |")
+        add("")
+
     # targets
     add("## Targets from the issues")
     add("")
@@ -850,6 +1023,53 @@ def report(results, quick, runs, fast_runs, startup_runs, elapsed, load0, load1)
             if "rss_kb" in rp60 and "rss_kb" in rp:
                 target("gif scaling (information): ffmpeg recipe's peak RSS 10 s -> 60 s",
                        f"{mb(rp['rss_kb'])} MB -> {mb(rp60['rss_kb'])} MB", None)
+    rdd = {x["tag"]: x for x in rd}
+    peer = f"ffmpeg recipe + gifsicle -O3 --lossy=80"
+    for x in rd:
+        rows = x["rows"]
+        lab = x["label"].split(" 30 fps")[0]
+        if rows.get(peer, {}).get("q"):
+            pb, ps = rows[peer]["bytes"], rows[peer]["q"]["ssim_mean"]
+            b, how = rd_equal_ssim(x, peer)
+            if b is None:
+                target(f"RD {lab}: at equal or higher SSIM, clipkit's bytes at most 0.6x those of recipe + gifsicle -O3 "
+                       f"--lossy=80", f"no clipkit point reaches its SSIM {ps:.4f}", False)
+            else:
+                target(f"RD {lab}: at equal or higher SSIM, clipkit's bytes at most 0.6x those of recipe + gifsicle -O3 "
+                       f"--lossy=80 (best-overlap SSIM)", f"{b / pb:.2f}x ({b / 1e6:.3f} MB vs {pb / 1e6:.3f} MB at SSIM "
+                       f"{ps:.4f}; clipkit's bytes: {how})", b / pb <= 0.6)
+        ck = rows.get("clipkit", {})
+        lims = [(n, r) for n, r in rows.items() if r["family"] == FAM_MAX]
+        if lims and "wall" in ck:
+            cells, ok = [], True
+            for n, r in sorted(lims, key=lambda kv: kv[1]["setting"]):
+                if "wall" not in r:
+                    cells.append(f"{r['setting']:.0%}: failed")
+                    ok = False
+                    continue
+                f, w = r["bytes"] / r["limit"], r["wall"] / ck["wall"]
+                ok = ok and 0.9 <= f <= 1.0 and w <= 2.2
+                cells.append(f"{r['setting']:.0%}: {f:.1%} of the limit, {w:.2f}x the time")
+            target(f"RD {lab}: --max-bytes at 25/50/75% of the default's size: output within 90-100% of the limit "
+                   f"and wall time at most 2.2x a default encode ({ck['wall']:.2f} s)", "; ".join(cells), ok)
+    if rd and not rd[0]["options"].get("--max-bytes"):
+        target("RD: --max-bytes at 25/50/75% of the default's size within 90-100% of the limit, wall time at most "
+               "2.2x a default encode", "n/a: `clipkit gif --help` lists no --max-bytes", None)
+    if "10" in rdd and "60" not in rdd:
+        target("RD: peak RSS of clipkit gif --lossy 80, 60 s 1080p within 1.3x of the 10 s 720p figure",
+               "n/a: no 60 s clip in QUICK mode", None)
+    if "10" in rdd and "60" in rdd:
+        pairs = []
+        for n in LOSSY_LEVELS:
+            a, b = rdd["10"]["rows"].get(f"clipkit --lossy {n}", {}), rdd["60"]["rows"].get(f"clipkit --lossy {n}", {})
+            if "rss_kb" in a and "rss_kb" in b:
+                pairs.append((n, b["rss_kb"] / a["rss_kb"], a["rss_kb"], b["rss_kb"]))
+        main = [p for p in pairs if p[0] == 80] or pairs[:1]
+        if main:
+            n, r, a, b = main[0]
+            target(f"RD: peak RSS of clipkit gif --lossy {n}, 60 s 1080p within 1.3x of the 10 s 720p figure",
+                   f"{r:.2f}x ({mb(b)} MB vs {mb(a)} MB; every level: "
+                   + ", ".join(f"--lossy {m} {q:.2f}x" for m, q, _, _ in pairs) + ")", r <= 1.3)
     dl, _ = find("decode limit")
     if dl and "wall" in dl.get("clipkit", {}) and "wall" in dl.get(FULL_DECODE, {}):
         ck, fd = dl["clipkit"], dl[FULL_DECODE]

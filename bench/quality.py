@@ -18,10 +18,18 @@ for the remaining ticks (counted in `ticks_past_end`).
 SSIM is ffmpeg's (the x264 formulation: 8x8 windows on a 4-pixel grid, integer sums), computed here
 with numpy; PSNR is 10*log10(255^2/MSE), "avg" from the mean MSE over all ticks (as ffmpeg's psnr
 filter reports it) and "min" the worst tick.
+
+A third mode, `measure_overlap` (the rate-distortion section of the bench), does not sample ticks: each
+GIF frame, over its display interval [start, start + delay) (browser delays), is compared with every
+source frame whose own display interval [pts, next pts) overlaps it (more than 1 us), scaled to the GIF's
+size the same way, and scores the best of them (max SSIM). So a tool that samples another source frame
+than ffmpeg's fps filter for a tick is not penalised for that choice, only for how well it renders the
+frame it chose. The mean is weighted by each GIF frame's display time (up to the source's end).
 """
 
 import math
 import os
+import re
 import subprocess
 
 import numpy as np
@@ -249,10 +257,117 @@ def measure(gif, src, fps, cache_dir, check_pillow=True):
     return res
 
 
+# --- best source frame over each GIF frame's display interval --------------------------------------
+
+def source_frames(src, w, h, cache_dir):
+    """Every decoded source frame (no fps filter) scaled to w x h and turned grey like the references, and
+    its time in seconds from the first frame (showinfo's pts_time in the same ffmpeg run, so the times
+    belong to exactly these frames). Made once and cached. Returns (frames memmap, times array, end time):
+    the last frame is on screen until the source's duration (or one median frame interval past its time)."""
+    os.makedirs(cache_dir, exist_ok=True)
+    base = os.path.join(cache_dir, f"{os.path.basename(src)}.all.{w}x{h}")
+    raw, times_p, stamp = base + ".gray", base + ".times", base + ".done"
+    if not (os.path.exists(stamp) and os.path.getmtime(stamp) >= os.path.getmtime(src)):
+        chain = f"scale={w}:{h}:flags=lanczos,format=rgb24,format=gray,showinfo"
+        p = subprocess.run(["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "info", "-y", "-i", src,
+                            "-fps_mode", "passthrough", "-vf", chain, "-f", "rawvideo", "-pix_fmt", "gray",
+                            raw + ".part"], stderr=subprocess.PIPE, check=True)
+        ts = [float(m) for m in re.findall(rb"\[Parsed_showinfo[^\]]*\][^\n]*? pts_time:\s*([-0-9.e+]+)", p.stderr)]
+        n = os.path.getsize(raw + ".part") // (w * h)
+        if len(ts) != n:
+            raise RuntimeError(f"{src}: showinfo gave {len(ts)} times for {n} frames")
+        with open(times_p + ".part", "w") as f:
+            f.write("\n".join(repr(t) for t in ts))
+        os.replace(raw + ".part", raw)
+        os.replace(times_p + ".part", times_p)
+        open(stamp, "w").close()
+    with open(times_p) as f:
+        ts = np.array([float(x) for x in f.read().split()])
+    frames = np.memmap(raw, dtype=np.uint8, mode="r").reshape(-1, h, w)[: len(ts)]
+    ts = ts - ts[0]
+    step = float(np.median(np.diff(ts))) if len(ts) > 1 else 0.1
+    end = max(probe_duration(src), ts[-1] + step)
+    return frames, ts, end
+
+
+def _block_sums(x):
+    """4x4 block sums of x and of x*x, then summed over 2x2 blocks (ffmpeg's 8x8 windows on a 4-pixel grid)."""
+    h, w = x.shape
+    bh, bw = h // 4, w // 4
+    x = x[:bh * 4, :bw * 4].astype(np.int64)
+    out = []
+    for v in (x, x * x):
+        b = v.reshape(bh, 4, bw, 4).sum(axis=(1, 3))
+        out.append(b[:-1, :-1] + b[1:, :-1] + b[:-1, 1:] + b[1:, 1:])
+    return x, out[0], out[1]
+
+
+def _ssim_pre(pa, pb):
+    """ssim() from the precomputed sums of _block_sums (equal to ssim(a, b))."""
+    a, s1, q1 = pa
+    b, s2, q2 = pb
+    bh, bw = a.shape[0] // 4, a.shape[1] // 4
+    p = (a * b).reshape(bh, 4, bw, 4).sum(axis=(1, 3))
+    s12 = p[:-1, :-1] + p[1:, :-1] + p[:-1, 1:] + p[1:, 1:]
+    var = (q1 + q2) * 64 - s1 * s1 - s2 * s2
+    cov = s12 * 64 - s1 * s2
+    num = (2 * s1 * s2 + C1).astype(np.float64) * (2 * cov + C2)
+    den = (s1 * s1 + s2 * s2 + C1).astype(np.float64) * (var + C2)
+    return float((num / den).mean())
+
+
+def measure_overlap(gif, src, cache_dir):
+    """Each GIF frame against the best source frame on screen during its display interval (see the module
+    doc). Returns ssim_mean (weighted by display time), ssim_min, the GIF's frame count, and the mean number
+    of source frames each GIF frame was compared with."""
+    info = parse_gif(gif)
+    w, h = info["width"], info["height"]
+    delays = [browser_delay(d) / 100.0 for d in info["delays_cs"]]
+    frames, ts, end = source_frames(src, w, h, cache_dir)
+    n = len(ts)
+    t_end = np.append(ts[1:], end)
+    cache = {}
+
+    def pre(j):
+        if j not in cache:
+            cache[j] = _block_sums(np.asarray(frames[j]))
+        return cache[j]
+
+    eps = 1e-6
+    scores, weights, compared = [], [], 0
+    start = 0.0
+    for k, g in enumerate(gif_frames(gif, w, h)):
+        if k >= len(delays):
+            break
+        s, e = start, start + delays[k]
+        start = e
+        j0 = max(0, int(np.searchsorted(ts, s + eps, side="right")) - 1)
+        j1 = int(np.searchsorted(ts, e - eps, side="left"))  # frames j0..j1-1 start before e
+        js = [j for j in range(j0, j1) if t_end[j] > s + eps] if s < end - eps else []
+        if not js:  # past the source's end (or before its first frame): the frame on screen at s
+            js = [max(0, min(n - 1, int(np.searchsorted(ts, s, side="right")) - 1))]
+        pg = _block_sums(g)
+        best = max(_ssim_pre(pg, pre(j)) for j in js)
+        compared += len(js)
+        for j in [j for j in cache if j < js[0]]:
+            del cache[j]
+        scores.append(best)
+        weights.append(max(0.0, min(e, end) - s) or eps)  # frames past the end weigh (almost) nothing
+    if not scores:
+        raise ValueError(f"{gif}: no frames decoded")
+    return {"ssim_mean": float(np.average(scores, weights=weights)), "ssim_min": float(np.min(scores)),
+            "gif_images": len(scores), "images_in_file": len(delays),
+            "source_frames_per_image": compared / len(scores)}
+
+
 if __name__ == "__main__":
     import json
     import sys
+    if len(sys.argv) == 4 and sys.argv[1] == "--overlap":
+        cache = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cache", "refs")
+        print(json.dumps(measure_overlap(sys.argv[2], sys.argv[3], cache), indent=1))
+        sys.exit(0)
     if len(sys.argv) < 4:
-        sys.exit("usage: quality.py OUT.gif SOURCE FPS [CACHE_DIR]")
+        sys.exit("usage: quality.py OUT.gif SOURCE FPS [CACHE_DIR] | quality.py --overlap OUT.gif SOURCE")
     cache = sys.argv[4] if len(sys.argv) > 4 else os.path.join(os.path.dirname(__file__), "cache", "refs")
     print(json.dumps(measure(sys.argv[1], sys.argv[2], float(sys.argv[3]), cache), indent=1))

@@ -2,9 +2,10 @@
 # clipkit benchmark: clipkit side by side with ffmpeg, gifsicle, ImageMagick and ffmpegthumbnailer.
 #   make bench            full run (3 runs per tool, all clips), writes bench/results.md
 #   make bench QUICK=1    one clip per task, one run each, writes bench/cache/results-quick.md
-# Both end with the start-up rows (clipkit --version, an up-to-date thumb: 30 runs each, QUICK too).
+# Both have a rate-distortion section (bytes vs SSIM of GIF size settings: a table and bench/rd.png,
+# QUICK: bench/cache/rd-quick.png) and end with the start-up rows (clipkit --version, an up-to-date thumb: 30 runs each, QUICK too).
 # Run through make (which builds the release binary first), or after `make build`: bash bench/run.sh
-# Installs the peer tools (Debian packages) and numpy/Pillow when missing; the bench is the only place
+# Installs the peer tools (Debian packages) and numpy/Pillow (matplotlib: optional) when missing; the bench is the only place
 # they are used. Input clips are generated into bench/cache/ (not committed) and reused.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +40,14 @@ if ! python3 -c "import numpy, PIL" 2>/dev/null; then
         python3 -m pip install --quiet --break-system-packages numpy pillow 2>/dev/null ||
         apt_install python3-numpy python3-pil
     python3 -c "import numpy, PIL" || { echo "bench: numpy and Pillow are needed" >&2; exit 1; }
+fi
+
+# matplotlib draws the rate-distortion plot (bench/rd.png); without it bench.py draws it with Pillow
+if ! python3 -c "import matplotlib" 2>/dev/null; then
+    echo "bench: installing matplotlib (for the rate-distortion plot)"
+    python3 -m pip install --quiet matplotlib 2>/dev/null ||
+        python3 -m pip install --quiet --break-system-packages matplotlib 2>/dev/null ||
+        echo "bench: no matplotlib; the plot is drawn with Pillow" >&2
 fi
 
 if [ ! -x .build/release/clipkit ]; then
