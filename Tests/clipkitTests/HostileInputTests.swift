@@ -138,8 +138,14 @@ enum Spawn {
             }
             maxRSS = (lines.last.flatMap { Int($0) } ?? 0) * 1024
         }
-        let stdout = (try? Data(contentsOf: URL(fileURLWithPath: outPath))) ?? Data()
-        let stderr = (try? Data(contentsOf: URL(fileURLWithPath: errPath))) ?? Data()
+        // Read through FileHandle: Foundation's Data(contentsOf:) leaks its buffer (LeakSanitizer).
+        func contents(_ path: String) -> Data {
+            guard let handle = FileHandle(forReadingAtPath: path) else { return Data() }
+            defer { try? handle.close() }
+            return (try? handle.readToEnd()) ?? Data()
+        }
+        let stdout = contents(outPath)
+        let stderr = contents(errPath)
         return ChildRun(exitStatus: exitStatus, signal: exitStatus == nil ? signalled : nil,
                         seconds: Double(end - start) / 1e9, maxRSS: maxRSS, killed: killed,
                         stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
