@@ -43,7 +43,10 @@ final class StagingDirectory {
     /// The process's umask, read without changing it (umask(2) can only set it, which would race
     /// with other threads creating files).
     static let umask: mode_t = {
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        // Through FileHandle: Foundation's String(contentsOfFile:) leaks its buffer on /proc files.
+        let handle = FileHandle(forReadingAtPath: "/proc/self/status")
+        defer { try? handle?.close() }
+        let status = String(decoding: (try? handle?.readToEnd()) ?? Data(), as: UTF8.self)
         for line in status.split(separator: "\n") where line.hasPrefix("Umask:") {
             if let value = mode_t(line.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8) { return value }
         }
