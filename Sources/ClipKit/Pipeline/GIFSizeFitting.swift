@@ -87,6 +87,7 @@ extension GIFConverter {
                 var done = 0
                 do {
                     while let message = try input.pop() {
+                        try options.limits.checkDeadline(source)
                         switch message {
                         case .frame(let frame):
                             try writer.add(frame)
