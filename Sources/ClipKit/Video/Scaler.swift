@@ -10,6 +10,24 @@ final class Scaler {
     }
     private var key: Key?
 
+    /// `sws_scale` of all of `frame` into one packed plane at `target` with `stride` bytes a row
+    /// (AVFrame's plane and stride arrays are C arrays, tuples in Swift: rebound to pointers here).
+    private static func scale(_ frame: AVFrame, with context: OpaquePointer?, into target: UnsafeMutablePointer<UInt8>?,
+                              stride: Int32) -> Int32 {
+        var dst: [UnsafeMutablePointer<UInt8>?] = [target, nil, nil, nil]
+        var src = frame.data
+        var srcStride = frame.linesize
+        return withUnsafePointer(to: &src) { srcTuple in
+            withUnsafePointer(to: &srcStride) { strideTuple in
+                srcTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { srcPlanes in
+                    strideTuple.withMemoryRebound(to: Int32.self, capacity: 8) { srcStrides in
+                        sws_scale(context, srcPlanes, srcStrides, 0, frame.height, &dst, [stride, 0, 0, 0])
+                    }
+                }
+            }
+        }
+    }
+
     deinit {
         // Only a scaler that scaled has contexts, and only then is libswscale sure to be loaded.
         if context != nil { sws_freeContext(context) }
@@ -39,20 +57,8 @@ final class Scaler {
             applyColorDetails(context, frame: f, format: srcFormat)
         }
         var image = RGBAImage(width: width, height: height)
-        let dstStride = [Int32(width * 4), 0, 0, 0]
         let scaled: Int32 = image.pixels.withUnsafeMutableBufferPointer { out in
-            var dst: [UnsafeMutablePointer<UInt8>?] = [out.baseAddress, nil, nil, nil]
-            var src = f.data
-            var srcStride = f.linesize
-            return withUnsafePointer(to: &src) { srcTuple in
-                withUnsafePointer(to: &srcStride) { strideTuple in
-                    srcTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { srcPlanes in
-                        strideTuple.withMemoryRebound(to: Int32.self, capacity: 8) { srcStrides in
-                            sws_scale(context, srcPlanes, srcStrides, 0, f.height, &dst, dstStride)
-                        }
-                    }
-                }
-            }
+            Self.scale(f, with: context, into: out.baseAddress, stride: Int32(width * 4))
         }
         if scaled <= 0 {
             throw ClipKitError.internalFailure(path: "swscale", reason: "scaling failed")
@@ -87,18 +93,7 @@ final class Scaler {
         }
         var wide = [UInt16](repeating: 0, count: width * height * 3)
         let scaled: Int32 = wide.withUnsafeMutableBytes { out in
-            var dst: [UnsafeMutablePointer<UInt8>?] = [out.baseAddress!.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
-            var src = f.data
-            var srcStride = f.linesize
-            return withUnsafePointer(to: &src) { srcTuple in
-                withUnsafePointer(to: &srcStride) { strideTuple in
-                    srcTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { srcPlanes in
-                        strideTuple.withMemoryRebound(to: Int32.self, capacity: 8) { srcStrides in
-                            sws_scale(hdrContext, srcPlanes, srcStrides, 0, f.height, &dst, [Int32(width * 6), 0, 0, 0])
-                        }
-                    }
-                }
-            }
+            Self.scale(f, with: hdrContext, into: out.baseAddress?.assumingMemoryBound(to: UInt8.self), stride: Int32(width * 6))
         }
         if scaled <= 0 { throw ClipKitError.internalFailure(path: "swscale", reason: "scaling failed") }
         var image = RGBAImage(width: width, height: height)
