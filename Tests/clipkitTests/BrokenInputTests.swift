@@ -41,7 +41,7 @@ import TestSupport
         if let result = box.wait(timeout: seconds) { return try #require(result) }
         Issue.record("clipkit \(arguments[0]) did not finish within \(seconds) s")
         // Stop the stuck process, and only that one: other tests run clipkit at the same time, so
-        // matching by name (pkill -f) could kill theirs. isRunning first: once the child has
+        // matching processes by their command line could kill theirs. isRunning first: once the child has
         // exited and been reaped, its pid may already belong to another process.
         if let process = child.wait(timeout: 10), process.isRunning {
             kill(process.processIdentifier, SIGKILL)
