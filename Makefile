@@ -33,8 +33,13 @@ deps:
 build: deps
 	$(SWIFT) build -c release --product clipkit --static-swift-stdlib
 
-# Warnings are errors: a new warning fails CI.
+# Warnings are errors: a new warning fails CI. The tests check clipkit's outputs with an
+# independent reader, the ffmpeg and ffprobe commands (installed here when missing).
 test: deps
+	@command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" != 0 ]; then echo "test: needs the ffmpeg command; run as root: apt-get install -y ffmpeg"; exit 1; fi; \
+	  echo "test: installing ffmpeg (the tests' independent reader)"; \
+	  export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends ffmpeg; }
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	$(SWIFT) test --skip-build
 

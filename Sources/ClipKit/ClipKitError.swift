@@ -24,6 +24,8 @@ public enum ClipKitError: Error, Equatable, Sendable, CustomStringConvertible, L
     case invalidOption(name: String, reason: String)
     /// A resource limit was exceeded; `option` raises it.
     case limitExceeded(path: String, what: String, limit: String, option: String)
+    /// No output meets the size and quality asked for (`--max-bytes`, `--min-quality`).
+    case cannotFit(path: String, reason: String)
     /// The output cannot be written.
     case outputFailed(path: String, reason: String)
     /// The output would replace one of the inputs.
@@ -53,6 +55,8 @@ public enum ClipKitError: Error, Equatable, Sendable, CustomStringConvertible, L
             return "\(name): \(reason)"
         case .limitExceeded(let path, let what, let limit, let option):
             return "\(path): \(what) exceeds the limit of \(limit) (raise it with \(option))"
+        case .cannotFit(let path, let reason):
+            return "\(path): \(reason)"
         case .outputFailed(let path, let reason):
             return "\(path): cannot write output: \(reason)"
         case .outputIsInput(let path):

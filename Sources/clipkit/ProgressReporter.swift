@@ -35,9 +35,13 @@ struct ProgressReporter: Sendable {
     func finish(_ result: GIFResult, seconds: Double) {
         guard enabled else { return }
         if isTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        let line = String(format: "%@: %d frames, %.2fs, %dx%d, %@, %.2fs\n",
+        var measured = ""
+        if let ssim = result.ssim { measured += String(format: ", SSIM %.4f", ssim) }
+        if result.settings.lossy > 0 { measured += ", lossy \(result.settings.lossy)" }
+        if result.settings.colors < 256 { measured += ", \(result.settings.colors) colours" }
+        let line = String(format: "%@: %d frames, %.2fs, %dx%d, %@%@, %.2fs\n",
                           result.url.path, result.frameCount, Double(result.durationCentiseconds) / 100,
-                          result.width, result.height, Self.bytes(result.bytes), seconds)
+                          result.width, result.height, Self.bytes(result.bytes), measured, seconds)
         FileHandle.standardError.write(Data(line.utf8))
     }
 

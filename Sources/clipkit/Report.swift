@@ -27,6 +27,12 @@ struct Report: Sendable, Equatable {
     var bytes: Int?
     /// Wall time spent on this input.
     var seconds: Double
+    /// `gif --measure`: the mean luma SSIM against the source (4 decimals).
+    var ssim: Double?
+    /// `gif`: the GIF's length minus the converted stretch's, in milliseconds.
+    var durationErrorMs: Int?
+    /// `gif`: the size settings written with (for --max-bytes, the ones chosen): lossy, colors, threshold.
+    var settings: [String: Int]?
 
     init(input: String, outputs: [String] = [], status: Status, error: String? = nil, reason: String? = nil, frames: Int? = nil,
          durationMs: Int? = nil, width: Int? = nil, height: Int? = nil, bytes: Int? = nil, seconds: Double = 0) {
@@ -51,6 +57,7 @@ struct Report: Sendable, Equatable {
             "error": error ?? NSNull(), "reason": reason ?? NSNull(), "shard": shard ?? NSNull(),
             "frames": frames ?? NSNull(), "duration_ms": durationMs ?? NSNull(), "width": width ?? NSNull(),
             "height": height ?? NSNull(), "bytes": bytes ?? NSNull(), "seconds": (seconds * 1000).rounded() / 1000,
+            "ssim": ssim ?? NSNull(), "duration_error_ms": durationErrorMs ?? NSNull(), "settings": settings ?? NSNull(),
         ]
         return Self.jsonLine(fields)
     }

@@ -83,33 +83,65 @@ public final class GIFEncoder {
 
     /// Appends one image. `frame.localPalette` nil uses the global table.
     public func add(_ frame: GIFFrame) throws {
+        try write(prepare(frame), delay: frame.delay)
+    }
+
+    /// An image encoded ahead of its graphic control: its delay is known only later, but what
+    /// it shows (after lossy compression) is known now.
+    struct PreparedImage {
+        /// The image descriptor, local table and LZW data, as written.
+        var bytes: [UInt8]
+        var disposal: GIFDisposal
+        var transparentIndex: Int?
+        /// The colour table the image uses (padded), and the index each pixel was written as:
+        /// what a decoder draws (with `recordShown`; else empty).
+        var table: [UInt8]
+        var shown: [UInt8]
+    }
+
+    /// Encodes `frame` (descriptor, table, LZW data) without writing it; lossy compression and
+    /// the canvas it follows move on as if it were written, so images are prepared in the
+    /// order they are written. `recordShown` keeps the indices each pixel was written as.
+    func prepare(_ frame: GIFFrame, recordShown: Bool = false) throws -> PreparedImage {
         guard frame.indices.count == frame.width * frame.height, frame.width > 0, frame.height > 0 else {
             throw ClipKitError.internalFailure(path: url.path, reason: "image data does not match its size")
         }
-        let delay = max(0, min(frame.delay, 65535))
-        let packed = UInt8(frame.disposal.code << 2) | (frame.transparentIndex != nil ? 1 : 0)
-        let control: [UInt8] = [packed, UInt8(delay & 0xFF), UInt8(delay >> 8), UInt8(frame.transparentIndex ?? 0)]
-        try check(EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, 4, control))
-        // The image block is written here rather than by giflib, whose encoder cannot be lossy.
+        // The image block is encoded here rather than by giflib, whose encoder cannot be lossy.
         let local = frame.localPalette.map { Self.paddedTable(Palette(rgb: $0)) }
         guard let table = local ?? globalTable else {
             throw ClipKitError.internalFailure(path: url.path, reason: "an image without a colour table")
         }
         let tableSize = table.count / 3
-        var header: [UInt8] = [0x2C]
+        var bytes: [UInt8] = [0x2C]
+        bytes.reserveCapacity(16 + (local?.count ?? 0) + frame.indices.count / 2)
         for value in [frame.left, frame.top, frame.width, frame.height] {
-            header += [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)]
+            bytes += [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)]
         }
-        header.append(local != nil ? 0x80 | UInt8(tableSize.trailingZeroBitCount - 1) : 0)
-        if let local { header += local }
-        try write(header)
-        try encodeImage(frame, table: table)
+        bytes.append(local != nil ? 0x80 | UInt8(tableSize.trailingZeroBitCount - 1) : 0)
+        if let local { bytes += local }
+        var shown = [UInt8]()
+        if recordShown { shown = frame.indices }
+        try shown.withUnsafeMutableBufferPointer { record in
+            try encodeImage(frame, table: table, shown: recordShown ? record.baseAddress : nil) { bytes += $0 }
+        }
+        return PreparedImage(bytes: bytes, disposal: frame.disposal, transparentIndex: frame.transparentIndex, table: table, shown: shown)
+    }
+
+    /// Writes a prepared image with its graphic control (`delay` in centiseconds).
+    func write(_ image: PreparedImage, delay: Int) throws {
+        let delay = max(0, min(delay, 65535))
+        let packed = UInt8(image.disposal.code << 2) | (image.transparentIndex != nil ? 1 : 0)
+        let control: [UInt8] = [packed, UInt8(delay & 0xFF), UInt8(delay >> 8), UInt8(image.transparentIndex ?? 0)]
+        try check(EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, 4, control))
+        try write(image.bytes)
         frameCount += 1
     }
 
-    private func encodeImage(_ frame: GIFFrame, table: [UInt8]) throws {
+    /// LZW-encodes the image, handing the bytes to `emit`; `shown` (when lossy) receives the
+    /// index each pixel was written as (it holds the wanted indices already).
+    private func encodeImage(_ frame: GIFFrame, table: [UInt8], shown: UnsafeMutablePointer<UInt8>?,
+                             emit: (UnsafeRawBufferPointer) throws -> Void) throws {
         let codeSize = LZWEncoder.minimumCodeSize(tableSize: table.count / 3)
-        let emit: (UnsafeRawBufferPointer) throws -> Void = { try self.write($0) }
         guard lossy > 0 || canvas != nil else {
             try frame.indices.withUnsafeBufferPointer { try lzw.encode($0, minimumCodeSize: codeSize, emit: emit) }
             return
@@ -127,6 +159,7 @@ public final class GIFEncoder {
                 options.top = frame.top
                 options.imageWidth = frame.width
                 options.canvasWidth = screen.width
+                options.shown = shown
                 if canvas != nil {
                     try canvas!.withUnsafeMutableBufferPointer { pixels in
                         options.canvas = pixels.baseAddress

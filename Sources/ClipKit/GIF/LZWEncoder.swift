@@ -24,6 +24,9 @@ struct LZWLossy {
     var left = 0
     var top = 0
     var imageWidth = 1
+    /// Where to record the index each pixel was written as (one per index), for a caller that
+    /// follows what the viewer sees; nil records nothing.
+    var shown: UnsafeMutablePointer<UInt8>?
 
     /// The squared-distance bound for `--lossy N`.
     static func bound(forLevel level: Int) -> Int { level * 10 }
@@ -176,8 +179,10 @@ final class LZWEncoder {
             if x == imageWidth { x = 0; y += 1 }
         }
 
+        let shown = lossy.shown
         var current = Int(indices[0] & mask)
         paint(current, offset())
+        shown?[0] = UInt8(truncatingIfNeeded: current)
         advance()
         var er = 0, eg = 0, eb = 0  // error carried along the current string
         let n = indices.count
@@ -222,6 +227,7 @@ final class LZWEncoder {
             if best >= 0 {
                 current = best
                 paint(Int(suffix[best]), o)
+                shown?[i] = suffix[best]
                 advance()
                 i += 1
                 continue
@@ -242,6 +248,7 @@ final class LZWEncoder {
             current = wanted
             er = 0; eg = 0; eb = 0
             paint(wanted, o)
+            shown?[i] = UInt8(truncatingIfNeeded: wanted)
             advance()
             i += 1
         }

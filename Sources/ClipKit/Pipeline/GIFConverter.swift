@@ -33,8 +33,40 @@ public struct GIFConverter: Sendable {
         try options.validate()
         var options = self.options
         options.limits = options.limits.started()
+        if options.maxBytes != nil, options.minQuality == nil { options.minQuality = GIFOptions.defaultMinQualityForMaxBytes }
+        if options.minQuality != nil { options.measure = true }
         let stamp = FingerprintStage(options.fingerprint, input: url, deadline: options.limits.deadline)
         defer { stamp.stop() }
+        guard options.maxBytes != nil else {
+            return try convertPass(video: url, to: destination, poster: poster, options: options, stamp: stamp)
+        }
+        // The GIF that fits is below the quality floor: a smaller picture needs less loss to fit.
+        var attempt = options
+        for _ in 0..<Self.floorRetries {
+            do {
+                return try convertFitting(video: url, to: destination, poster: poster, options: attempt, stamp: stamp)
+            } catch let low as BelowQualityFloor {
+                let width = Int((Double(low.result.width) * 0.75).rounded(.down))
+                guard width >= Self.smallestFittingWidth else { throw Self.belowFloor(low, path: url.path) }
+                attempt.size = .width(width)
+                try options.limits.checkDeadline(url.path)
+            }
+        }
+        do {
+            return try convertFitting(video: url, to: destination, poster: poster, options: attempt, stamp: stamp)
+        } catch let low as BelowQualityFloor {
+            throw Self.belowFloor(low, path: url.path)
+        }
+    }
+
+    /// How many times a GIF that fits but measures below `minQuality` is made again, each time 3/4 as wide.
+    static let floorRetries = 3
+
+    /// `--max-bytes`: the pass with the options asked for, then (nothing fits) fewer colours and a
+    /// coarser threshold, then a fitted width. Throws `BelowQualityFloor` when what fits measures
+    /// below `options.minQuality`.
+    private func convertFitting(video url: URL, to destination: URL, poster: URL?, options: GIFOptions,
+                                stamp: FingerprintStage) throws -> GIFResult {
         do {
             return try convertPass(video: url, to: destination, poster: poster, options: options, stamp: stamp)
         } catch let miss as DoesNotFit {
@@ -79,12 +111,18 @@ public struct GIFConverter: Sendable {
         }
     }
 
+    static func belowFloor(_ low: BelowQualityFloor, path: String) -> ClipKitError {
+        let r = low.result
+        return .cannotFit(path: path, reason: String(
+            format: "no GIF of SSIM %.3g or more fits in %d bytes; the one that fits measures SSIM %.3f (%d bytes, %dx%d, lossy %d, %d colours): raise --max-bytes, lower --min-quality, or lower --fps or --duration",
+            low.floor, low.limit, r.ssim ?? 0, r.bytes, r.width, r.height, r.settings.lossy, r.settings.colors))
+    }
+
     /// `--max-bytes` does not go below this width.
     static let smallestFittingWidth = 16
 
     static func noFit(_ miss: DoesNotFit, limit: Int, path: String) -> ClipKitError {
-        .limitExceeded(path: path, what: "the smallest GIF clipkit made (\(miss.smallest) bytes, \(miss.width)x\(miss.height), most lossy)",
-                       limit: "\(limit) bytes", option: "--max-bytes, or lower --fps or --duration")
+        .cannotFit(path: path, reason: "no GIF fits in \(limit) bytes: the smallest clipkit made is \(miss.smallest) bytes (\(miss.width)x\(miss.height), most lossy); raise --max-bytes, or lower --fps or --duration")
     }
 
     /// One decode of `url` into a GIF with `options` (a second pass for `--max-bytes` has others);
@@ -247,6 +285,11 @@ public struct GIFConverter: Sendable {
                 let fingerprint = try stamp.value()
                 var result = try writer.finish(duration: duration, fingerprint: fingerprint)
                 result.warnings = warnings
+                if let floor = options.minQuality, let ssim = result.ssim, ssim < floor {
+                    throw ClipKitError.cannotFit(path: source, reason: String(
+                        format: "the GIF measures SSIM %.3f, below --min-quality %.3g (nothing written): lower --lossy, raise --quality or --colors, or lower --min-quality",
+                        ssim, floor))
+                }
                 let posterFile = try writePoster(fingerprint)
                 try writer.commit()
                 try posterFile?.commit()

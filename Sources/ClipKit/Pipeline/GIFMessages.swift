@@ -11,6 +11,9 @@ struct QuantizedFrame: Sendable {
     /// Output time in seconds (source time divided by the speed).
     var time: Double
     var isUnchanged: Bool
+    /// The source frame's luma, for the writer's measurement (`GIFOptions.measure`); nil when
+    /// not measuring.
+    var sourceLuma: LumaPlane?
 }
 
 typealias QuantizedMessage = StreamMessage<QuantizedFrame>

@@ -31,7 +31,8 @@ struct GIFQuantizeStage {
                 // A huge frame takes a while to quantise: the deadline is checked around it, and
                 // the ditherer gives up part-way once it has passed.
                 try options.limits.checkDeadline(source)
-                let quantized = quantize(frame.image, time: frame.time / options.speed)
+                var quantized = quantize(frame.image, time: frame.time / options.speed)
+                if options.measure { quantized.sourceLuma = LumaPlane(frame.image) }
                 try options.limits.checkDeadline(source)
                 if !output.push(.frame(quantized)) { return }
             case .end(let duration, let warnings):

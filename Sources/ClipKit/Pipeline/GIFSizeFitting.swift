@@ -13,6 +13,14 @@ struct DoesNotFit: Error {
     var height: Int
 }
 
+/// The least lossy GIF that fits the byte limit measures below `GIFOptions.minQuality` (the
+/// more lossy ones measure lower still).
+struct BelowQualityFloor: Error {
+    var result: GIFResult
+    var floor: Double
+    var limit: Int
+}
+
 /// What a ladder writer tells the caller.
 enum LadderReport: Sendable {
     /// Its GIF is complete (a temp file) and within the limit.
@@ -136,6 +144,9 @@ extension GIFConverter {
                 throw ClipKitError.internalFailure(path: destination.path, reason: "the most lossy GIF writer did not finish")
             }
             throw DoesNotFit(smallest: smallest.bytes, width: smallest.width, height: smallest.height)
+        }
+        if let floor = options.minQuality, let ssim = result.ssim, ssim < floor {
+            throw BelowQualityFloor(result: result, floor: floor, limit: maxBytes)
         }
         let posterFile = try poster(fingerprint)
         for (i, decision) in decisions.enumerated() { decision.push(i == chosen) }

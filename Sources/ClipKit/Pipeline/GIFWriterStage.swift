@@ -13,9 +13,12 @@ struct GIFWriterStage {
     let budget: ByteBudget
     private var encoder: GIFEncoder?
     private var globalTable: [UInt8]?
-    private var pending: [QuantizedFrame] = []
+    /// Images encoded (so what they show is known) but waiting for their delay, with their times.
+    private var pending: [(image: GIFEncoder.PreparedImage, time: Double)] = []
     private var size = (width: 0, height: 0)
     private var writtenCentiseconds = 0
+    /// What the viewer sees, scored against the source (`options.measure`).
+    private var meter: GIFQualityMeter?
 
     init(destination: URL, source: String, options: GIFOptions, globalPalette: Palette?, budget: ByteBudget) {
         self.destination = destination
@@ -31,16 +34,27 @@ struct GIFWriterStage {
     /// Images written or waiting to be.
     var framesWritten: Int { (encoder?.frameCount ?? 0) + pending.count }
 
-    /// Takes the next quantised frame.
-    mutating func add(_ frame: QuantizedFrame) throws {
-        if frame.isUnchanged { return }  // the previous frame simply stays on screen longer
-        try options.limits.checkFrames(framesWritten + 1, path: source)
-        if encoder == nil { try start(with: frame) }
-        if pending.count == 2 {
-            let first = pending.removeFirst()
-            try write(first, delay: Delays.centiseconds(pending[0].time) - Delays.centiseconds(first.time))
+    /// Takes the next quantised frame. Its image is encoded at once (its delay is written with
+    /// it later), so what the viewer sees during its tick is known now and can be measured.
+    mutating func add(_ quantized: QuantizedFrame) throws {
+        // An unchanged frame: the previous image simply stays on screen longer.
+        if !quantized.isUnchanged {
+            try options.limits.checkFrames(framesWritten + 1, path: source)
+            if encoder == nil { try start(with: quantized) }
+            guard let encoder else { return }
+            var frame = quantized.frame
+            if frame.localPalette == nil || frame.localPalette == globalTable { frame.localPalette = nil }
+            let image = try encoder.prepare(frame, recordShown: meter != nil)
+            meter?.draw(left: frame.left, top: frame.top, width: frame.width, height: frame.height, disposal: frame.disposal,
+                        transparentIndex: frame.transparentIndex, table: image.table, shown: image.shown)
+            if pending.count == 2 {
+                let first = pending.removeFirst()
+                try write(first.image, delay: Delays.centiseconds(pending[0].time) - Delays.centiseconds(first.time))
+            }
+            pending.append((GIFEncoder.PreparedImage(bytes: image.bytes, disposal: image.disposal, transparentIndex: image.transparentIndex,
+                                                     table: [], shown: []), quantized.time))
         }
-        pending.append(frame)
+        if let luma = quantized.sourceLuma { meter?.compare(with: luma) }
     }
 
     /// The stream ended `duration` seconds after the first frame: writes what is held back and
@@ -54,20 +68,27 @@ struct GIFWriterStage {
         if pending.count == 2 {
             let first = pending[0]
             if lastDelay < 2 {
-                try write(first, delay: end - Delays.centiseconds(first.time))
+                try write(first.image, delay: end - Delays.centiseconds(first.time))
             } else {
-                try write(first, delay: Delays.centiseconds(last.time) - Delays.centiseconds(first.time))
-                try write(last, delay: lastDelay)
+                try write(first.image, delay: Delays.centiseconds(last.time) - Delays.centiseconds(first.time))
+                try write(last.image, delay: lastDelay)
             }
         } else {
-            try write(last, delay: max(lastDelay, 2))
+            try write(last.image, delay: max(lastDelay, 2))
         }
         pending.removeAll()
         if let fingerprint { try encoder.addComment(fingerprint.gifComment) }
         try encoder.writeTrailer()
-        return GIFResult(url: destination, width: size.width, height: size.height, frameCount: encoder.frameCount,
-                         durationCentiseconds: writtenCentiseconds, bytes: encoder.bytesWritten)
+        var result = GIFResult(url: destination, width: size.width, height: size.height, frameCount: encoder.frameCount,
+                               durationCentiseconds: writtenCentiseconds, bytes: encoder.bytesWritten)
+        result.settings = GIFSettings(options)
+        result.ssim = meter?.ssim
+        result.durationErrorMilliseconds = writtenCentiseconds * 10 - Int((duration * 1000).rounded())
+        return result
     }
+
+    /// The mean SSIM of the frames so far (`options.measure`).
+    var ssimSoFar: Double? { meter?.ssim }
 
     /// Moves the finished GIF into place.
     func commit() throws {
@@ -82,19 +103,18 @@ struct GIFWriterStage {
         encoder = try GIFEncoder(url: destination, width: size.width, height: size.height,
                                  globalPalette: Palette(rgb: table), loopCount: options.loopCount, budget: budget)
         encoder?.lossy = options.lossy
+        if options.measure { meter = GIFQualityMeter(width: size.width, height: size.height) }
     }
 
     /// Longest delay one GIF image can carry (a 16-bit field of centiseconds).
     static let maxDelay = 65535
 
-    private mutating func write(_ quantized: QuantizedFrame, delay: Int) throws {
-        var frame = quantized.frame
-        frame.delay = min(delay, Self.maxDelay)
-        if frame.localPalette == nil || frame.localPalette == globalTable { frame.localPalette = nil }
-        try encoder?.add(frame)
+    private mutating func write(_ image: GIFEncoder.PreparedImage, delay: Int) throws {
+        let first = min(delay, Self.maxDelay)
+        try encoder?.write(image, delay: first)
         // A longer stillness (a gap in the source over 655.35 s) continues in images that draw
         // nothing, so the GIF keeps the source's timing instead of cutting it short.
-        var rest = delay - frame.delay
+        var rest = delay - first
         while rest > 0 {
             let hold = GIFFrame(width: 1, height: 1, delay: min(rest, Self.maxDelay), disposal: .none, transparentIndex: 0,
                                 localPalette: [0, 0, 0, 0, 0, 0], indices: [0])

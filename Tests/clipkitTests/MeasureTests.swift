@@ -1,0 +1,86 @@
+// `gif --measure`: the SSIM and duration error clipkit reports agree with an independent
+// measurement of the file; `--min-quality` refuses what measures below it.
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct MeasureTests {
+    static let clip = Fixture.url("video/motion.mp4")
+
+    func report(_ run: CLI.Result) throws -> [String: Any] {
+        try #require(try Decoded.jsonLines(run.stdout).first)
+    }
+
+    @Test(arguments: [
+        ["--measure"], ["--lossy", "150", "--measure"], ["--quality", "40"], ["--colors", "16", "--dither", "none", "--measure"],
+        ["--fps", "7", "--width", "200", "--measure"],
+    ])
+    func theReportedSSIMAgreesWithAnIndependentMeasurement(_ options: [String]) throws {
+        let dir = Fixture.scratchDirectory()
+        let run = try CLI.run(["gif", Self.clip.path, "-o", "m.gif", "--json"] + options, in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        let json = try report(run)
+        let reported = try #require(json["ssim"] as? Double)
+        let width = try #require(json["width"] as? Int), height = try #require(json["height"] as? Int)
+        let fps = options.firstIndex(of: "--fps").map { Int(options[$0 + 1])! } ?? 10
+        let reference = try FFmpegReference.measure(gif: dir.appendingPathComponent("m.gif"), source: Self.clip, fps: fps,
+                                                    width: width, height: height)
+        #expect(abs(reported - reference) < 0.005, "clipkit \(reported), ffmpeg-based \(reference)")
+        // The clip lasts 3 s; delays are rounded cumulatively, so the GIF lasts 3 s too.
+        #expect(json["duration_error_ms"] as? Int == 0)
+        #expect(reported > 0.5 && reported < 1)
+    }
+
+    @Test func moreLossGivesALowerFigure() throws {
+        let dir = Fixture.scratchDirectory()
+        var figures: [Double] = []
+        for lossy in [0, 60, 400] {
+            let run = try CLI.run(["gif", Self.clip.path, "-o", "l\(lossy).gif", "--json", "--measure", "--lossy", "\(lossy)"], in: dir)
+            figures.append(try #require(try report(run)["ssim"] as? Double))
+        }
+        #expect(figures[0] > figures[1] && figures[1] > figures[2], "\(figures)")
+        // Without --measure (and without --quality/--max-bytes) nothing is measured.
+        let plain = try CLI.run(["gif", Self.clip.path, "-o", "plain.gif", "--json"], in: dir)
+        #expect(try report(plain)["ssim"] is NSNull)
+    }
+
+    @Test func aGIFBelowMinQualityIsNotWritten() throws {
+        let dir = Fixture.scratchDirectory()
+        let run = try CLI.run(["gif", Self.clip.path, "-o", "low.gif", "--lossy", "600", "--min-quality", "0.99"], in: dir)
+        #expect(run.status == 1)
+        #expect(run.stderrLines.count == 1 && run.stderr.contains("below --min-quality 0.99"), "\(run.stderr)")
+        #expect(CLI.files(in: dir).isEmpty)
+        let ok = try CLI.run(["gif", Self.clip.path, "-o", "ok.gif", "--min-quality", "0.5", "--json"], in: dir)
+        #expect(ok.status == 0)
+        #expect((try report(ok)["ssim"] as? Double ?? 0) >= 0.5)
+    }
+
+    @Test func maxBytesKeepsToTheQualityFloorWithASmallerPicture() throws {
+        let dir = Fixture.scratchDirectory()
+        let full = try CLI.run(["gif", Self.clip.path, "-o", "full.gif", "--json"], in: dir)
+        let bytes = try #require(try report(full)["bytes"] as? Int)
+        // A quarter of the bytes at a floor no full-width lossy level reaches: a narrower GIF.
+        let limit = bytes / 4
+        let run = try CLI.run(["gif", Self.clip.path, "-o", "fit.gif", "--json", "--max-bytes", "\(limit)", "--min-quality", "0.9"], in: dir)
+        if run.status == 0 {
+            let json = try report(run)
+            #expect((json["ssim"] as? Double ?? 0) >= 0.9)
+            #expect((json["bytes"] as? Int ?? .max) <= limit)
+            #expect((json["width"] as? Int ?? .max) < 320)
+            let settings = try #require(json["settings"] as? [String: Int])
+            #expect(settings["lossy"] != nil && settings["colors"] != nil)
+        } else {
+            #expect(run.status == 1)
+            #expect(run.stderr.contains("no GIF of SSIM 0.9 or more fits"), "\(run.stderr)")
+            #expect(!CLI.files(in: dir).contains("fit.gif"))
+        }
+    }
+
+    @Test(arguments: [["--min-quality", "1.5"], ["--min-quality", "-1"], ["--max-bytes", "1MB", "--no-measure"]])
+    func badMeasureOptionsAreUsageErrors(_ options: [String]) throws {
+        let dir = Fixture.scratchDirectory()
+        let run = try CLI.run(["gif", Self.clip.path, "-o", "x.gif"] + options, in: dir)
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(CLI.files(in: dir).isEmpty)
+    }
+}
