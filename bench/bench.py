@@ -27,6 +27,7 @@ import sys
 import time
 
 import quality
+import measure_check
 import rd_plot
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -689,6 +690,7 @@ def main():
 
     # gif, each clip followed by the rate-distortion section where it has one (the 60 s clip: one run a point)
     rd = []
+    measured = []  # clipkit's own --measure figures against the bench's
     size_opts = gif_size_options()
     rd_clips = {c("src10_720p.mp4"): "10"} | ({} if quick else {c("src60_1080p.mp4"): "60"})
     gif_inputs = [("10 s 1280x720 30 fps H.264", c("src10_720p.mp4"))]
@@ -705,6 +707,9 @@ def main():
         results.append(("gif", label, rows, {"src": src, "seconds": quality.probe_duration(src)}))
         if src in rd_clips:
             rd.append(run_rd(rd_clips[src], label, src, rows, runs if rd_clips[src] == "10" else 1, size_opts, log))
+            if "--measure" in subprocess.run([CLIPKIT, "gif", "--help"], capture_output=True, text=True).stdout:
+                limit = rows.get("clipkit", {}).get("bytes")
+                measured += measure_check.run(CLIPKIT, src, label, WORK, REFS, FORCE, log, limit // 2 if limit else None)
 
     # decode limit: with --fps 10, clipkit need not decode the 2 frames in 3 that no tick shows (when they are
     # not reference frames), so it should take less time than decoding every frame and nothing else
@@ -787,6 +792,7 @@ def main():
             log(f"bench: no RD plot: {e}")
     md = report(results, quick, runs, fast_runs, startup_runs, elapsed, load0, load1,
                 rd, os.path.relpath(plot_path, os.path.dirname(out_md)) if plot_how else None, plot_how)
+    md += measure_check.markdown(measured)
     print(md)
     with open(out_md, "w") as f:
         f.write(md)

@@ -83,7 +83,7 @@ struct GIFCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Largest GIF wanted: bytes, or with a unit (500KB, 5MB, 2MiB). The least lossy GIF that fits is written (lossy levels side by side; then fewer colours and a smaller width); never larger.", valueName: "size"))
     var maxBytes: String?
 
-    @Option(help: ArgumentHelp("Lowest quality accepted, as SSIM 0-1: a GIF measured below it is not written (exit 1); with --max-bytes, a smaller picture is tried first. Default 0.7 with --max-bytes, else none.", valueName: "ssim"))
+    @Option(help: ArgumentHelp("Lowest quality accepted, as SSIM 0-1: a GIF measured below it is not written (exit 1); with --max-bytes, a smaller picture is tried first. Default 0.7 with --max-bytes (none with --no-measure), else none.", valueName: "ssim"))
     var minQuality: Double?
 
     @Flag(inversion: .prefixedNo, help: "Measure the GIF while writing it: SSIM against the source and the duration error, in --json and the summary line. On by default with --quality, --max-bytes or --min-quality.")
@@ -130,10 +130,11 @@ struct GIFCommand: ParsableCommand {
             options.lossy = GIFOptions.lossyLevel(forQuality: quality)
         }
         if let maxBytes { options.maxBytes = try ByteSize.parse(maxBytes, option: "--max-bytes") }
-        options.minQuality = minQuality
-        if measure == false, minQuality != nil || maxBytes != nil {
-            throw ClipKitError.invalidOption(name: "--no-measure", reason: "--max-bytes and --min-quality need the measurement")
+        if measure == false, minQuality != nil {
+            throw ClipKitError.invalidOption(name: "--no-measure", reason: "--min-quality needs the measurement")
         }
+        // --max-bytes keeps to a quality floor unless measuring is turned off.
+        options.minQuality = minQuality ?? (maxBytes != nil && measure != false ? GIFOptions.defaultMinQualityForMaxBytes : nil)
         options.measure = measure ?? (quality != nil || maxBytes != nil || minQuality != nil)
         guard let method = DitherMethod(rawValue: dither) else {
             throw ClipKitError.invalidOption(name: "--dither", reason: "'\(dither)' is not one of \(DitherMethod.allCases.map(\.rawValue).joined(separator: ", "))")

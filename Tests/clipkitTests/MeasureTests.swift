@@ -76,7 +76,7 @@ import TestSupport
         }
     }
 
-    @Test(arguments: [["--min-quality", "1.5"], ["--min-quality", "-1"], ["--max-bytes", "1MB", "--no-measure"]])
+    @Test(arguments: [["--min-quality", "1.5"], ["--min-quality", "-1"], ["--min-quality", "0.5", "--no-measure"]])
     func badMeasureOptionsAreUsageErrors(_ options: [String]) throws {
         let dir = Fixture.scratchDirectory()
         let run = try CLI.run(["gif", Self.clip.path, "-o", "x.gif"] + options, in: dir)

@@ -62,8 +62,8 @@ public struct GIFOptions: Sendable {
     /// The lowest SSIM accepted (0...1): a GIF measured below it is not written (an error), and
     /// `--max-bytes` keeps only settings that reach it. nil accepts any.
     public var minQuality: Double?
-    /// `minQuality` when `--max-bytes` is given without one: below this SSIM the GIF is visibly
-    /// broken (on the bench clips, the most lossy level 250 with 128 colours measures 0.78-0.80).
+    /// The floor the command line sets with `--max-bytes` unless told otherwise: below this SSIM
+    /// a GIF is visibly broken (the bench clips' most lossy level, 250, measures about 0.8).
     public static let defaultMinQualityForMaxBytes = 0.7
     /// Merge consecutive identical frames into one with the summed delay.
     public var mergeIdenticalFrames = true

@@ -33,7 +33,6 @@ public struct GIFConverter: Sendable {
         try options.validate()
         var options = self.options
         options.limits = options.limits.started()
-        if options.maxBytes != nil, options.minQuality == nil { options.minQuality = GIFOptions.defaultMinQualityForMaxBytes }
         if options.minQuality != nil { options.measure = true }
         let stamp = FingerprintStage(options.fingerprint, input: url, deadline: options.limits.deadline)
         defer { stamp.stop() }
