@@ -11,6 +11,8 @@ struct DoesNotFit: Error {
     var smallest: Int
     var width: Int
     var height: Int
+    /// `smallest` is a projection from part of the clip (the pass gave up early).
+    var projected = false
 }
 
 /// The least lossy GIF that fits the byte limit measures below `GIFOptions.minQuality` (the
@@ -31,6 +33,9 @@ enum LadderReport: Sendable {
     case stopped
     /// It stopped early: a less lossy writer was on course to fit (see `overtaken`).
     case pruned
+    /// The most lossy writer gave up part-way: projected at `bytes`, well over the limit, so no
+    /// level of this pass can fit (see `hopeless`).
+    case hopeless(bytes: Int, width: Int, height: Int)
     /// It moved its GIF into place.
     case committed
 }
@@ -64,6 +69,15 @@ extension GIFConverter {
             guard i >= 4, i < count - 1 else { return false }
             return sizes[0...(i - 4)].contains { $0 > 0 && $0 * 100 <= limit * 80 }
         }
+    }
+
+    /// Whether the most lossy writer, 40% of the way through, is projected so far over the limit
+    /// (15%) that the pass cannot fit: then the next pass starts at once instead of after the
+    /// whole clip. Decided from the writer's own bytes at a fixed frame, so never by timing.
+    static func hopeless(bytes: Int, done: Int, expected: Int?, limit: Int) -> Int? {
+        guard let expected, expected >= 10, done * 5 >= expected * 2, done * 5 < expected * 2 + 5 else { return nil }
+        let projected = bytes * expected / max(done, 1)
+        return projected * 100 > limit * 115 ? projected : nil
     }
 
     /// Writes `quantized` at every level of `ladder(from: options.lossy)` at once, each writer on
@@ -101,6 +115,11 @@ extension GIFConverter {
                             try writer.add(frame)
                             done += 1
                             if i == 0 { progress?(done, expectedCount) }
+                            if isLast, let projected = Self.hopeless(bytes: writer.bytesWritten, done: done, expected: expectedCount,
+                                                                      limit: maxBytes) {
+                                output.push(.hopeless(bytes: projected, width: writer.canvasSize.width, height: writer.canvasSize.height))
+                                return
+                            }
                             if prune, Self.overtaken(writer: i, of: levels.count, bytes: writer.bytesWritten, done: done,
                                               expected: expectedCount, limit: maxBytes, projections: projections) {
                                 output.push(.pruned)
@@ -128,13 +147,22 @@ extension GIFConverter {
         }
         let fingerprint = try fingerprint()
         for queue in fingerprints { queue.push(FingerprintBox(value: fingerprint)) }
+        // The most lossy writer first: when it gives up, the others are not waited for (the
+        // pipeline's stop ends them).
+        guard let last = try reports[reports.count - 1].pop() else {
+            throw ClipKitError.internalFailure(path: destination.path, reason: "a GIF writer ended without a report")
+        }
+        if case .hopeless(let bytes, let width, let height) = last {
+            throw DoesNotFit(smallest: bytes, width: width, height: height, projected: true)
+        }
         var outcomes: [LadderReport] = []
-        for report in reports {
+        for report in reports.dropLast() {
             guard let outcome = try report.pop() else {
                 throw ClipKitError.internalFailure(path: destination.path, reason: "a GIF writer ended without a report")
             }
             outcomes.append(outcome)
         }
+        outcomes.append(last)
         let firstFit = outcomes.firstIndex { if case .fits = $0 { return true }; return false }
         let firstPruned = outcomes.firstIndex { if case .pruned = $0 { return true }; return false }
         if let firstPruned, firstPruned < (firstFit ?? outcomes.count) { throw PrunedTooEarly() }

@@ -31,6 +31,9 @@ struct GIFWriterStage {
     /// Bytes written so far.
     var bytesWritten: Int { encoder?.bytesWritten ?? 0 }
 
+    /// The GIF's size (0 x 0 before the first frame).
+    var canvasSize: (width: Int, height: Int) { size }
+
     /// Images written or waiting to be.
     var framesWritten: Int { (encoder?.frameCount ?? 0) + pending.count }
 
