@@ -66,9 +66,4 @@ final class OutputSink {
         position = target
         return target
     }
-
-    /// Records an error met outside the callbacks, unless one is already kept.
-    func fail(_ error: ClipKitError) {
-        if failure == nil { failure = error }
-    }
 }
