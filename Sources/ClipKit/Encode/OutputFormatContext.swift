@@ -33,6 +33,7 @@ final class OutputFormatContext {
         // No version strings or creation times: the same frames give the same bytes.
         allocated.pointee.flags |= AVFMT_FLAG_BITEXACT | AVFMT_FLAG_CUSTOM_IO
         // mov's fast start re-reads what it wrote by opening the URL itself: the temp file.
+        av_freep(&allocated.pointee.url)
         allocated.pointee.url = av_strdup("file:" + sink.file.temporaryPath)
 
         let bufferSize: Int32 = 1 << 16
