@@ -25,7 +25,8 @@ public struct AnimationOptions: Sendable, Equatable {
     /// 301,003 (0.9820) in 2x faster's time: faster is as small as any at equal SSIM.
     var x264Preset = "faster"
     /// Frames x264 looks ahead (rate control): the pictures the encoder holds are bounded by it.
-    /// 10 instead of the preset's 20 costs nothing here (20: 292,495; 40: 293,307 bytes).
+    /// 10 instead of the preset's 20 costs nothing here (20: 292,495; 40: 293,307 bytes) and
+    /// saves 30 MB at 1280x720 (ffmpeg's peak RSS: 136 MB at 10, 166 MB at 20, 227 MB at 40).
     var x264Lookahead = 10
     /// B-frames between references; nil keeps the preset's (3). None: decode order is then
     /// presentation order, so every duration in the file (sample table, media header, edit
