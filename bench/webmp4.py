@@ -18,8 +18,11 @@ Targets: WebP at most 0.35x the GIF's bytes, MP4 at most 0.1x, each at an SSIM n
 
 Standalone:
     python3 bench/webmp4.py --clipkit .build/release/clipkit [--src bench/cache/src10_720p.mp4]
-    python3 bench/webmp4.py --files GIF WEBP_OR_MP4... [--src ...]   (e.g. the files of
-        `CLIPKIT_MEASURE=1 swift test --filter AnimationMeasureTests`, in /tmp/clipkit-measure)
+    python3 bench/webmp4.py --files GIF WEBP_OR_MP4... [--src ...]
+        e.g. before `clipkit gif` writes WebP/MP4 (bash bench/gen_inputs.sh quick first):
+        CLIPKIT_MEASURE=1 swift test --filter AnimationMeasureTests     # /tmp/clipkit-measure/default.{webp,mp4}
+        clipkit gif bench/cache/src10_720p.mp4 -o /tmp/clipkit-measure/clipkit.gif
+        python3 bench/webmp4.py --files /tmp/clipkit-measure/{clipkit.gif,default.webp,default.mp4}
 """
 
 import json
