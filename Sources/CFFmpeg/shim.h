@@ -12,12 +12,14 @@
 #include <libavutil/log.h>
 #include <libavutil/hash.h>
 #include <libavutil/mastering_display_metadata.h>
+#include <libavutil/opt.h>
 
 static inline int ck_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int ck_averror_eof(void) { return AVERROR_EOF; }
 static inline int ck_averror_enomem(void) { return AVERROR(ENOMEM); }
 static inline int ck_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
 static inline int ck_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
+static inline int ck_averror_eio(void) { return AVERROR(EIO); }
 static inline int64_t ck_av_nopts_value(void) { return AV_NOPTS_VALUE; }
 
 /* av_err2str is a macro around a compound literal. */

@@ -32,6 +32,8 @@ public enum ClipKitError: Error, Equatable, Sendable, CustomStringConvertible, L
     case outputIsInput(path: String)
     /// A C library reported a failure we could not attribute to the input.
     case internalFailure(path: String, reason: String)
+    /// The FFmpeg libraries here were built without the encoder an output format needs.
+    case encoderMissing(path: String, format: String, encoder: String, library: String)
 
     public var description: String {
         switch self {
@@ -63,6 +65,9 @@ public enum ClipKitError: Error, Equatable, Sendable, CustomStringConvertible, L
             return "\(path): output would overwrite an input; choose another -o"
         case .internalFailure(let path, let reason):
             return "\(path): \(reason)"
+        case .encoderMissing(let path, let format, let encoder, let library):
+            return "\(path): cannot write \(format): this FFmpeg has no \(encoder) encoder "
+                + "(install a libavcodec built with \(library), e.g. Debian's libavcodec-extra)"
         }
     }
 
