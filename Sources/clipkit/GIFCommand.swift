@@ -32,8 +32,17 @@ struct GIFCommand: ParsableCommand {
     @Argument(help: "Video files, PNG frames, or one frames.json.")
     var inputs: [String]
 
-    @Option(name: .shortAndLong, help: "Output file (one input), or directory (several inputs, a directory input, a name ending with /, or an existing directory; created if missing).")
-    var output: String?
+    @Option(name: .shortAndLong, help: "Output file (one input), or directory (several inputs, a directory input, a name ending with /, or an existing directory; created if missing). The extension picks the format: .gif, .webp (animated WebP) or .mp4 (H.264). Repeat it for several formats from one decode (one input): -o a.gif -o a.webp -o a.mp4.")
+    var output: [String] = []
+
+    @Option(help: ArgumentHelp("Formats to write, comma-separated: gif, webp, mp4 (for outputs named after the input, or in an -o directory). Default: gif, or the -o file's.", valueName: "list"))
+    var format: String?
+
+    @Flag(help: "WebP: lossless instead of lossy.")
+    var lossless = false
+
+    @Option(help: ArgumentHelp("MP4: x264's constant rate factor, 0 (lossless) to 51; lower is better and larger. Default 23.", valueName: "n"))
+    var crf: Double?
 
     @Option(help: "Frames per second, chosen by timestamp (at most 50). Default 10.")
     var fps: Double?
@@ -77,7 +86,7 @@ struct GIFCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Lossy LZW compression, 0 (off, exact) to 1000: higher gives smaller files with more noise; 20 to 80 is a good range.", valueName: "n"))
     var lossy: Int = 0
 
-    @Option(help: ArgumentHelp("One knob for size against fidelity, 1-100 (sets --lossy). On the bench's 10 s 720p clip: 100 = exact (SSIM 0.962, 3.3 MB), 80 = SSIM 0.92 at 2.5 MB, 50 = 0.87 at 1.9 MB, 20 = 0.83 at 1.5 MB.", valueName: "q"))
+    @Option(help: ArgumentHelp("One knob for size against fidelity, 1-100 (sets --lossy). On the bench's 10 s 720p clip: 100 = exact (SSIM 0.962, 3.3 MB), 80 = SSIM 0.92 at 2.5 MB, 50 = 0.87 at 1.9 MB, 20 = 0.83 at 1.5 MB. WebP: its lossy quality (default 80).", valueName: "q"))
     var quality: Int?
 
     @Option(help: ArgumentHelp("Largest GIF wanted: bytes, or with a unit (500KB, 5MB, 2MiB). The least lossy GIF that fits is written (lossy levels side by side; then fewer colours and a smaller width); never larger.", valueName: "size"))
@@ -130,6 +139,14 @@ struct GIFCommand: ParsableCommand {
             options.lossy = GIFOptions.lossyLevel(forQuality: quality)
         }
         if let maxBytes { options.maxBytes = try ByteSize.parse(maxBytes, option: "--max-bytes") }
+        if let quality { options.animation.quality = Double(quality) }
+        options.animation.lossless = lossless
+        if let crf {
+            guard crf.isFinite, (0...51).contains(crf) else {
+                throw ClipKitError.invalidOption(name: "--crf", reason: "must be 0 to 51, got \(crf)")
+            }
+            options.animation.crf = crf
+        }
         if measure == false, minQuality != nil {
             throw ClipKitError.invalidOption(name: "--no-measure", reason: "--min-quality needs the measurement")
         }
@@ -177,12 +194,73 @@ struct GIFCommand: ParsableCommand {
         return .videos
     }
 
+    /// Which files each input gives: the formats (the first names the output, the others are
+    /// written beside it with their own extensions), or the files given with several `-o`.
+    struct OutputSet {
+        var formats: [String]
+        /// Several `-o` files (one input): the first is the output, the rest its companions.
+        var files: [URL] = []
+    }
+
+    static let formatNames = ["gif", "webp", "mp4"]
+
+    /// The format an output file's extension names (`m4v` is MP4), nil when it names none.
+    static func format(of path: String) -> String? {
+        let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
+        return ext == "m4v" ? "mp4" : formatNames.contains(ext) ? ext : nil
+    }
+
+    func outputSet(job: Job) throws -> OutputSet {
+        var set: OutputSet
+        if output.count > 1 {
+            guard format == nil else {
+                throw ClipKitError.invalidOption(name: "--format", reason: "give several -o files or --format, not both")
+            }
+            var isDirectory: ObjCBool = false
+            let directoryInput = FileManager.default.fileExists(atPath: inputs[0], isDirectory: &isDirectory) && isDirectory.boolValue
+            guard case .videos = job, inputs.count == 1, !directoryInput else {
+                throw ClipKitError.invalidOption(name: "-o", reason: "several -o files take one video input (its outputs in several formats)")
+            }
+            var formats: [String] = []
+            for file in output {
+                guard let format = Self.format(of: file), !file.hasSuffix("/") else {
+                    throw ClipKitError.invalidOption(name: "-o", reason: "\(file): with several -o, each names a .gif, .webp or .mp4 file")
+                }
+                guard !formats.contains(format) else {
+                    throw ClipKitError.invalidOption(name: "-o", reason: "two \(format) outputs: one file per format")
+                }
+                formats.append(format)
+            }
+            set = OutputSet(formats: formats, files: output.map { URL(fileURLWithPath: $0) })
+        } else if let format {
+            let formats = format.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard !formats.isEmpty, formats.allSatisfy(Self.formatNames.contains), Set(formats).count == formats.count else {
+                throw ClipKitError.invalidOption(name: "--format", reason: "'\(format)' is not a list of gif, webp, mp4 (each once)")
+            }
+            if let file = output.first, let named = Self.format(of: file), !OutputPlan.isDirectoryTarget(file), named != formats[0] {
+                throw ClipKitError.invalidOption(name: "--format", reason: "\(file) is named .\(named) but the first format is \(formats[0])")
+            }
+            set = OutputSet(formats: formats)
+        } else {
+            set = OutputSet(formats: [output.first.flatMap { OutputPlan.isDirectoryTarget($0) ? nil : Self.format(of: $0) } ?? "gif"])
+        }
+        if case .videos = job {} else if set.formats != ["gif"] {
+            throw ClipKitError.invalidOption(name: "--format", reason: "PNG frames and frames.json make GIFs only")
+        }
+        if maxBytes != nil, !set.formats.contains("gif") {
+            throw ClipKitError.invalidOption(name: "--max-bytes", reason: "fits a GIF; ask for a .gif output too, or use --quality/--crf")
+        }
+        return set
+    }
+
     func run() throws {
         var parsed = GIFOptions()
         var job = Job.videos
+        var outputs = OutputSet(formats: ["gif"])
         try InputRunner.validate {
             parsed = try makeOptions()
             job = try self.job()
+            outputs = try outputSet(job: job)
             if let delay, !(2...65535).contains(delay) {
                 throw ClipKitError.invalidOption(name: "--delay", reason: "must be 2 to 65535 centiseconds (browsers play shorter delays as 10)")
             }
@@ -206,21 +284,38 @@ struct GIFCommand: ParsableCommand {
         switch job {
         case .videos:
             let posterURL = poster.map { URL(fileURLWithPath: $0) }
-            var runner = InputRunner(batch: batch, outputExtension: "gif", fingerprintOptions: options.fingerprintOptions)
+            var runner = InputRunner(batch: batch, outputExtension: outputs.formats[0], fingerprintOptions: options.fingerprintOptions)
             runner.limits = options.limits
-            runner.companions = posterURL.map { [$0] } ?? []
-            try runner.run(inputs, output: output) { input, destination, fingerprint in
+            runner.companions = Array(outputs.files.dropFirst()) + (posterURL.map { [$0] } ?? [])
+            if outputs.files.isEmpty { runner.siblingExtensions = Array(outputs.formats.dropFirst()) }
+            let files = outputs.files, siblingExtensions = runner.siblingExtensions
+            try runner.run(inputs, output: output.first) { input, destination, fingerprint in
                 let started = Date()
-                if let posterURL {
-                    try OutputPlan.checkNotInput(posterURL, inputs: [input.url, destination])
+                let written = files.isEmpty ? [destination] + InputRunner.siblings(of: destination, extensions: siblingExtensions) : files
+                for companion in Array(written.dropFirst()) + (posterURL.map { [$0] } ?? []) {
+                    try OutputPlan.checkNotInput(companion, inputs: [input.url, destination])
                 }
                 var options = options
                 options.fingerprint = fingerprint
                 let converter = GIFConverter(options: options, progress: reporter.callback(for: input.url.lastPathComponent))
-                let result = try converter.convert(video: input.url, to: destination, poster: posterURL)
+                let result = try converter.convert(video: input.url, outputs: written, poster: posterURL)
                 InputRunner.printWarnings(result.warnings, for: input.url)
-                reporter.finish(result, seconds: Date().timeIntervalSince(started))
-                var report = Report(result)
+                var report: Report
+                if let gif = result.gif {
+                    reporter.finish(gif, seconds: Date().timeIntervalSince(started))
+                    report = Report(gif)
+                } else {
+                    report = Report(input: "", status: .ok)
+                }
+                for animation in result.animations {
+                    reporter.finish(animation, seconds: Date().timeIntervalSince(started))
+                    if report.frames == nil {
+                        (report.frames, report.durationMs) = (animation.frameCount, animation.durationMilliseconds)
+                        (report.width, report.height) = (animation.width, animation.height)
+                    }
+                    report.bytes = (report.bytes ?? 0) + animation.bytes
+                }
+                report.outputs = written.map(\.path)
                 if let posterURL { report.outputs.append(posterURL.path) }
                 return report
             }
@@ -245,9 +340,9 @@ struct GIFCommand: ParsableCommand {
     /// One GIF from several files (PNG frames, or a manifest and its frames).
     private func runSingle(named: URL, inputs: [URL], _ convert: (URL) throws -> GIFResult) throws {
         try InputRunner.validate {
-            try OutputPlan.prepare(output: output)
+            try OutputPlan.prepare(output: output.first)
             let runner = InputRunner(batch: batch, outputExtension: "gif", fingerprintOptions: "")
-            let destination = runner.destination(for: BatchInput(url: named), output: output, directoryMode: false)
+            let destination = runner.destination(for: BatchInput(url: named), output: output.first, directoryMode: false)
             try OutputPlan.checkNotInput(destination, inputs: inputs)
             let started = Date()
             let result = try convert(destination)

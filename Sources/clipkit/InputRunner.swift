@@ -15,6 +15,14 @@ struct InputRunner {
     var limits = Limits()
     /// Files written beside each output (`gif --poster`): up to date only when they are too.
     var companions: [URL] = []
+    /// Other formats written beside each output, named like it with these extensions (`gif
+    /// --format gif,webp`: in.gif and in.webp).
+    var siblingExtensions: [String] = []
+
+    /// The outputs named like `destination` with `extensions`.
+    static func siblings(of destination: URL, extensions: [String]) -> [URL] {
+        extensions.map { destination.deletingPathExtension().appendingPathExtension($0) }
+    }
 
     /// Where each input goes. With several inputs, or a directory input, `-o` names a directory
     /// (with or without a trailing slash; created if missing), mirroring sub-directories of
@@ -89,13 +97,16 @@ struct InputRunner {
         let resolvedInputs = Set(inputs.map { OutputPlan.resolved($0.url) })
         let fingerprintOptions = self.fingerprintOptions, force = batch.force, json = batch.json
         let limits = self.limits, companions = self.companions, shard = batch.shard.map(\.description)
+        let siblingExtensions = self.siblingExtensions
         let destinationOf = Dictionary(zip(inputs.map(\.url), destinations), uniquingKeysWith: { first, _ in first })
         let stdoutClosed = Locked(false)
         let reports = Batch(jobs: batch.jobs ?? ProcessInfo.processInfo.activeProcessorCount).run(inputs, work: { input in
             if let problem = input.problem { throw problem }
             let destination = destinationOf[input.url]!
-            try OutputPlan.checkNotInput(destination, resolvedInputs: resolvedInputs)
-            let outputs = [destination] + companions
+            for output in [destination] + Self.siblings(of: destination, extensions: siblingExtensions) {
+                try OutputPlan.checkNotInput(output, resolvedInputs: resolvedInputs)
+            }
+            let outputs = [destination] + Self.siblings(of: destination, extensions: siblingExtensions) + companions
             var fingerprint = FingerprintSource.hashingInput(options: fingerprintOptions)
             // Up to date: every output records the fingerprint of these input bytes and options.
             // Only then is the input hashed up front (the hash is reused if it is not).

@@ -45,6 +45,15 @@ struct ProgressReporter: Sendable {
         FileHandle.standardError.write(Data(line.utf8))
     }
 
+    func finish(_ result: AnimationResult, seconds: Double) {
+        guard enabled else { return }
+        if isTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        let line = String(format: "%@: %d frames, %.2fs, %dx%d, %@, %.2fs\n",
+                          result.url.path, result.frameCount, Double(result.durationMilliseconds) / 1000,
+                          result.width, result.height, Self.bytes(result.bytes), seconds)
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
     static func bytes(_ count: Int) -> String {
         count >= 1 << 20 ? String(format: "%.2f MB", Double(count) / 1_048_576)
             : count >= 1024 ? String(format: "%.1f KB", Double(count) / 1024) : "\(count) B"

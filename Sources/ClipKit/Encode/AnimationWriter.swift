@@ -187,6 +187,15 @@ final class AnimationWriter {
         state = .committed
     }
 
+    /// The finished file, closed, for the caller to commit with the input's other outputs.
+    func handOver() throws -> FinishedFile {
+        guard state == .finished else {
+            throw ClipKitError.internalFailure(path: destination.path, reason: "handed over before finish")
+        }
+        state = .committed
+        return try file.finishWriting()
+    }
+
     /// Abandons the animation: the temp file is removed, `destination` is untouched.
     func discard() {
         guard state != .committed else { return }

@@ -77,6 +77,21 @@ final class AtomicFile {
         }
     }
 
+    /// Closes the complete temp file and hands it on, to be committed with the input's other
+    /// outputs (possibly by another thread); this value is done with it.
+    func finishWriting() throws -> FinishedFile {
+        guard !done else { throw ClipKitError.internalFailure(path: destination.path, reason: "closed twice") }
+        done = true
+        if Glibc.close(fileDescriptor) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temporaryPath)
+            TempFileRegistry.shared.remove(temporaryPath)
+            throw ClipKitError.outputFailed(path: destination.path, reason: reason)
+        }
+        fileDescriptor = -1
+        return FinishedFile(destination: destination, temporaryPath: temporaryPath)
+    }
+
     /// Abandons the write: the temp file is removed and the destination is untouched.
     func discard() {
         guard !done else { return }

@@ -75,6 +75,10 @@ public struct GIFOptions: Sendable {
         set { limits.maxPixels = newValue }
     }
 
+    /// How WebP and MP4 outputs of the same conversion are encoded (their loop count follows
+    /// `loopCount`).
+    public var animation = AnimationOptions()
+
     /// The fingerprint the GIF (and its poster) records (a GIF comment before the trailer, a PNG
     /// `tEXt` chunk); nil records none.
     public var fingerprint: FingerprintSource?
@@ -151,6 +155,18 @@ public struct GIFResult: Sendable {
     public var ssim: Double?
     /// The GIF's length minus the converted stretch's (output time), in milliseconds.
     public var durationErrorMilliseconds = 0
+    /// WebP/MP4 outputs written from the same decode (`GIFConverter.convert(video:outputs:poster:)`).
+    var animations: [AnimationResult] = []
+}
+
+/// What `GIFConverter.convert(video:outputs:poster:)` wrote.
+public struct ConversionResult: Sendable {
+    /// The GIF, when one was asked for.
+    public var gif: GIFResult?
+    /// The WebP and MP4 outputs, in the order asked for.
+    public var animations: [AnimationResult]
+    /// Damage in the source that was decoded around.
+    public var warnings: [String]
 }
 
 /// The settings that shape a GIF's size, as chosen.

@@ -21,6 +21,10 @@ public struct GIFConverter: Sendable {
     var stageLabel = "ck"
     /// Whether `--max-bytes` writers may stop early (off for the rerun after a wrong projection).
     var pruneLadder = true
+    /// WebP/MP4 outputs written from the GIF's decode.
+    var animationTargets: [AnimationTarget] = []
+    /// WebP/MP4 outputs finished by an earlier pass, committed with the GIF.
+    var heldAnimations: [FinishedAnimation] = []
 
     public init(options: GIFOptions = GIFOptions(), progress: (@Sendable (Int, Int?) -> Void)? = nil) {
         self.options = options
@@ -30,20 +34,63 @@ public struct GIFConverter: Sendable {
     /// Converts the video (or GIF) at `url` into a GIF at `destination`; with `poster`, also
     /// writes the GIF's first frame there as a PNG, from the same decode.
     public func convert(video url: URL, to destination: URL, poster: URL? = nil) throws -> GIFResult {
+        guard let gif = try convert(video: url, outputs: [destination], poster: poster).gif else {
+            throw ClipKitError.internalFailure(path: destination.path, reason: "no GIF was written")
+        }
+        return gif
+    }
+
+    /// Converts the video (or GIF) at `url` into each of `outputs`, by extension: `.gif` (at most
+    /// one), `.webp` (animated WebP) and `.mp4` (H.264), from one decode, timed alike; with
+    /// `poster`, also the first frame as a PNG. Outputs are committed together once all are
+    /// complete; on any error none is written. With `maxBytes` (which shapes the GIF only),
+    /// the WebP/MP4 outputs come from a decode of their own, as the GIF's passes may shrink it.
+    public func convert(video url: URL, outputs: [URL], poster: URL? = nil) throws -> ConversionResult {
         try options.validate()
+        var gif: URL?
+        var targets: [AnimationTarget] = []
+        for output in outputs {
+            let ext = output.pathExtension.lowercased()
+            if let format = AnimationFormat(pathExtension: ext) {
+                guard !targets.contains(where: { $0.format == format }) else {
+                    throw ClipKitError.invalidOption(name: "-o", reason: "one \(format.rawValue) output per input: the second would be the same file")
+                }
+                targets.append(AnimationTarget(url: output, format: format))
+            } else {
+                guard gif == nil else {
+                    throw ClipKitError.invalidOption(name: "-o", reason: "one GIF output per input: the second would be the same file")
+                }
+                gif = output
+            }
+        }
+        guard gif != nil || !targets.isEmpty else {
+            throw ClipKitError.invalidOption(name: "-o", reason: "no output given")
+        }
         var options = self.options
         options.limits = options.limits.started()
         if options.minQuality != nil { options.measure = true }
+        // WebP's count is of plays; the GIF's NETSCAPE count N plays N+1 times, none plays once.
+        options.animation.loopCount = options.loopCount.map { $0 == 0 ? 0 : min($0 + 1, 65535) } ?? 1
         let stamp = FingerprintStage(options.fingerprint, input: url, deadline: options.limits.deadline)
         defer { stamp.stop() }
-        guard options.maxBytes != nil else {
-            return try convertPass(video: url, to: destination, poster: poster, options: options, stamp: stamp)
+        var converter = self
+        guard let destination = gif, options.maxBytes != nil else {
+            converter.animationTargets = targets
+            return try converter.convertPass(video: url, to: gif, poster: poster, options: options, stamp: stamp)
+        }
+        if !targets.isEmpty {
+            var animations = self
+            animations.animationTargets = targets
+            var animationOptions = options
+            animationOptions.maxBytes = nil
+            animationOptions.palette = .perFrame
+            converter.heldAnimations = try animations.encodeAnimations(video: url, options: animationOptions)
         }
         // The GIF that fits is below the quality floor: a smaller picture needs less loss to fit.
         var attempt = options
         for _ in 0..<Self.floorRetries {
             do {
-                return try convertFitting(video: url, to: destination, poster: poster, options: attempt, stamp: stamp)
+                return try converter.convertFitting(video: url, to: destination, poster: poster, options: attempt, stamp: stamp)
             } catch let low as BelowQualityFloor {
                 let width = Int((Double(low.result.width) * 0.75).rounded(.down))
                 guard width >= Self.smallestFittingWidth else { throw Self.belowFloor(low, path: url.path) }
@@ -52,9 +99,38 @@ public struct GIFConverter: Sendable {
             }
         }
         do {
-            return try convertFitting(video: url, to: destination, poster: poster, options: attempt, stamp: stamp)
+            return try converter.convertFitting(video: url, to: destination, poster: poster, options: attempt, stamp: stamp)
         } catch let low as BelowQualityFloor {
             throw Self.belowFloor(low, path: url.path)
+        }
+    }
+
+    /// The WebP/MP4 outputs alone, finished but not committed (`--max-bytes`: its GIF passes may
+    /// change the picture's size).
+    private func encodeAnimations(video url: URL, options: GIFOptions) throws -> [FinishedAnimation] {
+        let reader = try VideoReader(url: url, limits: options.limits, fullProbe: true, defaultOptions: nil)
+        var read = readOptions(options)
+        read.queueCapacity = try Self.queueCapacity(info: reader.info, options: options, path: url.path)
+        let producer = try reader.makeProducer(options: read)
+        let pipeline = Pipeline()
+        defer { pipeline.stop() }
+        let decoded = pipeline.stage("\(stageLabel).decode", capacity: read.queueCapacity) { (queue: BoundedQueue<DecodedMessage>) in
+            var output = FrameOutput(queue: queue, maxFrames: nil)
+            try producer.run(into: &output)
+        }
+        let budget = ByteBudget(limit: options.limits.maxOutputBytes)
+        let branches = pipeline.tee("\(stageLabel).tee", from: decoded, count: animationTargets.count, capacity: 2)
+        let results = zip(animationTargets, branches).map { target, branch in
+            pipeline.stage("\(stageLabel).\(target.format.rawValue)", from: branch, capacity: 1) {
+                (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<FinishedAnimation>) in
+                try AnimationStage.run(input, output, target: target, options: options, budget: budget, source: url.path)
+            }
+        }
+        return try results.map { queue in
+            guard let finished = try queue.pop() else {
+                throw ClipKitError.internalFailure(path: url.path, reason: "an animation writer ended without its file")
+            }
+            return finished
         }
     }
 
@@ -65,7 +141,7 @@ public struct GIFConverter: Sendable {
     /// coarser threshold, then a fitted width. Throws `BelowQualityFloor` when what fits measures
     /// below `options.minQuality`.
     private func convertFitting(video url: URL, to destination: URL, poster: URL?, options: GIFOptions,
-                                stamp: FingerprintStage) throws -> GIFResult {
+                                stamp: FingerprintStage) throws -> ConversionResult {
         do {
             return try convertPass(video: url, to: destination, poster: poster, options: options, stamp: stamp)
         } catch let miss as DoesNotFit {
@@ -142,8 +218,8 @@ public struct GIFConverter: Sendable {
 
     /// One decode of `url` into a GIF with `options` (a second pass for `--max-bytes` has others);
     /// run again without early stops when one was premature, so the output never depends on timing.
-    private func convertPass(video url: URL, to destination: URL, poster: URL?, options: GIFOptions,
-                             stamp: FingerprintStage) throws -> GIFResult {
+    private func convertPass(video url: URL, to destination: URL?, poster: URL?, options: GIFOptions,
+                             stamp: FingerprintStage) throws -> ConversionResult {
         do {
             return try convertOnce(video: url, to: destination, poster: poster, options: options, stamp: stamp)
         } catch is PrunedTooEarly {
@@ -153,10 +229,10 @@ public struct GIFConverter: Sendable {
         }
     }
 
-    private func convertOnce(video url: URL, to destination: URL, poster: URL?, options: GIFOptions,
-                             stamp: FingerprintStage) throws -> GIFResult {
+    private func convertOnce(video url: URL, to destination: URL?, poster: URL?, options: GIFOptions,
+                             stamp: FingerprintStage) throws -> ConversionResult {
         var palette: Palette?
-        if options.palette == .global {
+        if options.palette == .global, destination != nil {
             let histogram = try gatherColors(video: url, options: options)
             palette = Quantizer(maxColors: min(options.colors, 255)).palette(for: histogram)
         }
@@ -199,9 +275,16 @@ public struct GIFConverter: Sendable {
         let source = try ImageSequenceSource(images: images, delays: delays, limits: options.limits)
         options.changeThreshold = 0
         options.mergeIdenticalFrames = false
-        return try encode(producer: source, expectedCount: images.count, options: options, globalPalette: nil,
-                          transparentFrames: source.hasTransparency, to: destination, poster: nil, capacity: 2, source: images[0].path,
-                          stamp: FingerprintStage(nil, input: images[0], deadline: .none))
+        var converter = self
+        converter.animationTargets = []
+        converter.heldAnimations = []
+        let result = try converter.encode(producer: source, expectedCount: images.count, options: options, globalPalette: nil,
+                                          transparentFrames: source.hasTransparency, to: destination, poster: nil, capacity: 2,
+                                          source: images[0].path, stamp: FingerprintStage(nil, input: images[0], deadline: .none))
+        guard let gif = result.gif else {
+            throw ClipKitError.internalFailure(path: destination.path, reason: "no GIF was written")
+        }
+        return gif
     }
 
     /// Rebuilds a GIF from an exploded directory's `frames.json`: its frames, delays and
@@ -247,8 +330,8 @@ public struct GIFConverter: Sendable {
     }
 
     private func encode(producer: sending any FrameProducer, expectedCount: Int?, options: GIFOptions, globalPalette: Palette?,
-                        transparentFrames: Bool, to destination: URL, poster: URL?, capacity: Int, source: String,
-                        stamp: FingerprintStage) throws -> GIFResult {
+                        transparentFrames: Bool, to destination: URL?, poster: URL?, capacity: Int, source: String,
+                        stamp: FingerprintStage) throws -> ConversionResult {
         let budget = ByteBudget(limit: options.limits.maxOutputBytes)
         let progress = self.progress
         let pipeline = Pipeline()
@@ -257,17 +340,27 @@ public struct GIFConverter: Sendable {
             var output = FrameOutput(queue: queue, maxFrames: nil)
             try producer.run(into: &output)
         }
-        let branches = pipeline.tee("\(stageLabel).tee", from: decoded, count: poster == nil ? 1 : 2, capacity: min(capacity, 2))
-        let quantized = pipeline.stage("\(stageLabel).quantise", from: branches[0], capacity: min(capacity, 2)) {
-            (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<QuantizedMessage>) in
-            var stage = GIFQuantizeStage(options: options, globalPalette: globalPalette, transparentFrames: transparentFrames,
-                                         source: source)
-            try stage.run(input, output)
+        // One branch of the decoded frames per sink: the GIF's quantiser, the poster, each animation.
+        let sinks = (destination == nil ? 0 : 1) + (poster == nil ? 0 : 1) + animationTargets.count
+        var branches = pipeline.tee("\(stageLabel).tee", from: decoded, count: sinks, capacity: min(capacity, 2))[...]
+        let quantized = destination.map { _ in
+            pipeline.stage("\(stageLabel).quantise", from: branches.removeFirst(), capacity: min(capacity, 2)) {
+                (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<QuantizedMessage>) in
+                var stage = GIFQuantizeStage(options: options, globalPalette: globalPalette, transparentFrames: transparentFrames,
+                                             source: source)
+                try stage.run(input, output)
+            }
         }
         let posterImage = poster.map { _ in
-            pipeline.stage("\(stageLabel).poster", from: branches[1], capacity: 1) {
+            pipeline.stage("\(stageLabel).poster", from: branches.removeFirst(), capacity: 1) {
                 (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<RGBAImage>) in
                 if case .frame(let first) = try input.pop() { output.push(first.image) }
+            }
+        }
+        let animations = animationTargets.map { target in
+            pipeline.stage("\(stageLabel).\(target.format.rawValue)", from: branches.removeFirst(), capacity: 1) {
+                (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<FinishedAnimation>) in
+                try AnimationStage.run(input, output, target: target, options: options, budget: budget, source: source)
             }
         }
         // The poster, encoded once the fingerprint is known; committed right after the GIF.
@@ -282,10 +375,27 @@ public struct GIFConverter: Sendable {
             try file.write(bytes)
             return file
         }
+        // The animations' finished files, and those of an earlier pass (`heldAnimations`).
+        let finishAnimations = { () throws -> [FinishedAnimation] in
+            try animations.map { queue in
+                guard let finished = try queue.pop() else {
+                    throw ClipKitError.internalFailure(path: source, reason: "an animation writer ended without its file")
+                }
+                return finished
+            } + heldAnimations
+        }
+        guard let destination, let quantized else {
+            let finished = try finishAnimations()
+            let posterFile = try writePoster(try stamp.value())
+            for animation in finished { try animation.file.commit() }
+            try posterFile?.commit()
+            return ConversionResult(gif: nil, animations: finished.map(\.result), warnings: finished.first?.warnings ?? [])
+        }
         if let maxBytes = options.maxBytes {
-            return try writeFitting(quantized, pipeline: pipeline, maxBytes: maxBytes, prune: pruneLadder, options: options, globalPalette: globalPalette,
-                                    destination: destination, source: source, expectedCount: expectedCount,
-                                    fingerprint: { try stamp.value() }, poster: writePoster)
+            let gif = try writeFitting(quantized, pipeline: pipeline, maxBytes: maxBytes, prune: pruneLadder, options: options,
+                                       globalPalette: globalPalette, destination: destination, source: source,
+                                       expectedCount: expectedCount, fingerprint: { try stamp.value() }, poster: writePoster)
+            return ConversionResult(gif: gif, animations: heldAnimations.map(\.result), warnings: gif.warnings)
         }
         var writer = GIFWriterStage(destination: destination, source: source, options: options, globalPalette: globalPalette, budget: budget)
         var done = 0
@@ -305,10 +415,12 @@ public struct GIFConverter: Sendable {
                         format: "the GIF measures SSIM %.3f, below --min-quality %.3g (nothing written): lower --lossy, raise --quality or --colors, or lower --min-quality",
                         ssim, floor))
                 }
+                let finished = try finishAnimations()
                 let posterFile = try writePoster(fingerprint)
                 try writer.commit()
                 try posterFile?.commit()
-                return result
+                for animation in finished { try animation.file.commit() }
+                return ConversionResult(gif: result, animations: finished.map(\.result), warnings: warnings)
             }
         }
         throw ClipKitError.internalFailure(path: destination.path, reason: "the frame stream ended without its end")

@@ -182,6 +182,7 @@ extension GIFConverter {
             throw ClipKitError.internalFailure(path: destination.path, reason: "the chosen GIF was not moved into place")
         }
         try posterFile?.commit()
+        for animation in heldAnimations { try animation.file.commit() }
         return result
     }
 }

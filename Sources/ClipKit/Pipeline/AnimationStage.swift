@@ -1,0 +1,60 @@
+// The WebP/MP4 sinks of the conversion pipeline: decoded frames in, a finished (uncommitted) file out.
+import Foundation
+
+/// One WebP or MP4 output asked of a conversion.
+struct AnimationTarget: Sendable {
+    var url: URL
+    var format: AnimationFormat
+}
+
+/// What an animation sink hands back: its figures and its complete temp file, which the caller
+/// commits once every output of the input is complete.
+struct FinishedAnimation: Sendable {
+    var result: AnimationResult
+    var file: FinishedFile
+    /// Damage in the source that was decoded around.
+    var warnings: [String]
+}
+
+/// What a conversion wrote as animated WebP or MP4.
+public struct AnimationResult: Sendable {
+    public var url: URL
+    public var format: AnimationFormat
+    public var width: Int
+    public var height: Int
+    /// Frames written (a frame replaced within the same tick is not).
+    public var frameCount: Int
+    public var durationMilliseconds: Int
+    public var bytes: Int
+}
+
+/// The stage body of one animation sink: frames are timed like the GIF's (source time divided by
+/// the speed), the last one lasts until the stream's end. The writer is made at the first frame
+/// (its size is the frames'), owned by this stage's thread; its file leaves only finished.
+enum AnimationStage {
+    static func run(_ input: BoundedQueue<DecodedMessage>, _ output: BoundedQueue<FinishedAnimation>, target: AnimationTarget,
+                    options: GIFOptions, budget: ByteBudget, source: String) throws {
+        var writer: AnimationWriter?
+        while let message = try input.pop() {
+            switch message {
+            case .frame(let frame):
+                try options.limits.checkDeadline(source)
+                if writer == nil {
+                    writer = try AnimationWriter(destination: target.url, format: target.format, options: options.animation,
+                                                 width: frame.image.width, height: frame.image.height, frameRate: options.fps,
+                                                 limits: options.limits, budget: budget)
+                }
+                try writer?.add(frame.image, time: frame.time / options.speed)
+            case .end(let duration, let warnings):
+                guard let writer else { throw ClipKitError.noFrames(path: source, reason: "no frames to write") }
+                let seconds = duration / options.speed
+                try writer.finish(duration: seconds)
+                let result = AnimationResult(url: target.url, format: target.format, width: writer.width, height: writer.height,
+                                             frameCount: writer.frameCount, durationMilliseconds: Int((seconds * 1000).rounded()),
+                                             bytes: writer.byteCount)
+                output.push(FinishedAnimation(result: result, file: try writer.handOver(), warnings: warnings))
+                return
+            }
+        }
+    }
+}
