@@ -1,0 +1,123 @@
+// `gif` writing WebP and MP4 beside (or instead of) the GIF: one decode, timed alike, read back
+// by ffprobe and by the WebP file's own chunks; usage errors; nothing left behind on failure.
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct FormatTests {
+    static let clip = Fixture.url("video/motion.mp4")
+
+    /// ffprobe's view of a file's first video stream: codec, pixel format, size, frames, duration.
+    static func probe(_ url: URL) throws -> [String: String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
+        process.arguments = ["-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
+                             "stream=codec_name,pix_fmt,width,height,nb_read_frames,duration", "-of", "default=nw=1", url.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        var fields: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
+        }
+        return fields
+    }
+
+    /// An animated WebP's frames' durations (ms) and loop count, from its RIFF chunks.
+    static func webp(_ url: URL) throws -> (durations: [Int], loop: Int?) {
+        let d = [UInt8](try Data(contentsOf: url))
+        #expect(d.count > 12 && String(decoding: d[0..<4], as: UTF8.self) == "RIFF" && String(decoding: d[8..<12], as: UTF8.self) == "WEBP")
+        var at = 12, durations: [Int] = [], loop: Int?
+        while at + 8 <= d.count {
+            let tag = String(decoding: d[at..<(at + 4)], as: UTF8.self)
+            let size = Int(d[at + 4]) | Int(d[at + 5]) << 8 | Int(d[at + 6]) << 16 | Int(d[at + 7]) << 24
+            if tag == "ANIM" { loop = Int(d[at + 12]) | Int(d[at + 13]) << 8 }
+            if tag == "ANMF" { durations.append(Int(d[at + 20]) | Int(d[at + 21]) << 8 | Int(d[at + 22]) << 16) }
+            at += 8 + size + (size & 1)
+        }
+        return (durations, loop)
+    }
+
+    @Test func oneDecodeWritesGIFWebPAndMP4TimedAlike() throws {
+        let dir = Fixture.scratchDirectory()
+        let run = try CLI.run(["gif", Self.clip.path, "-o", "a.gif", "-o", "a.webp", "-o", "a.mp4", "--json"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(CLI.files(in: dir) == ["a.gif", "a.mp4", "a.webp"])
+        let gif = try Decoded.gif(dir.appendingPathComponent("a.gif"), keep: 0)
+        #expect(gif.delays.reduce(0, +) == 300)
+        let mp4 = try Self.probe(dir.appendingPathComponent("a.mp4"))
+        #expect(mp4["codec_name"] == "h264" && mp4["pix_fmt"] == "yuv420p", "\(mp4)")
+        #expect(mp4["width"] == "320" && mp4["height"] == "180")
+        #expect(mp4["nb_read_frames"] == "30")
+        #expect(abs(Double(mp4["duration"] ?? "0")! - 3.0) < 0.001, "\(mp4)")
+        // moov before mdat (fast start)
+        let bytes = try Data(contentsOf: dir.appendingPathComponent("a.mp4"))
+        let moov = try #require(bytes.range(of: Data("moov".utf8))), mdat = try #require(bytes.range(of: Data("mdat".utf8)))
+        #expect(moov.lowerBound < mdat.lowerBound)
+        let webp = try Self.webp(dir.appendingPathComponent("a.webp"))
+        #expect(webp.durations.count == 30 && webp.durations.reduce(0, +) == 3000, "\(webp.durations)")
+        #expect(webp.loop == 0)
+        let json = try #require(try Decoded.jsonLines(run.stdout).first)
+        #expect((json["outputs"] as? [String])?.count == 3)
+        let total = try ["a.gif", "a.webp", "a.mp4"].reduce(0) { sum, name in
+            sum + ((try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent(name).path)[.size] as? Int) ?? 0)
+        }
+        #expect(json["bytes"] as? Int == total)
+        // The same bytes again (deterministic outputs).
+        let again = try CLI.run(["gif", Self.clip.path, "-o", "b.gif", "-o", "b.webp", "-o", "b.mp4"], in: dir)
+        #expect(again.status == 0)
+        for ext in ["gif", "webp", "mp4"] {
+            #expect(try Data(contentsOf: dir.appendingPathComponent("a.\(ext)")) == Data(contentsOf: dir.appendingPathComponent("b.\(ext)")), "\(ext)")
+        }
+    }
+
+    @Test func formatsNameOutputsAfterTheInputInBatches() throws {
+        let dir = Fixture.scratchDirectory()
+        let inputs = [Fixture.url("video/counter.mp4").path, Fixture.url("video/vfr.mkv").path]
+        let run = try CLI.run(["gif"] + inputs + ["--format", "mp4,webp", "-o", "out/", "--fps", "5", "--no-loop"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(CLI.files(in: dir) == ["out", "out/counter.mp4", "out/counter.webp", "out/vfr.mp4", "out/vfr.webp"])
+        // --no-loop: the WebP plays once.
+        #expect(try Self.webp(dir.appendingPathComponent("out/counter.webp")).loop == 1)
+        // The VFR clip's MP4 lasts as long as its GIF would: 2 s.
+        let vfr = try Self.probe(dir.appendingPathComponent("out/vfr.mp4"))
+        #expect(abs(Double(vfr["duration"] ?? "0")! - 2.0) < 0.001, "\(vfr)")
+    }
+
+    @Test func rotationAndAlphaCarryOver() throws {
+        let dir = Fixture.scratchDirectory()
+        #expect(try CLI.run(["gif", Fixture.url("video/rotated90.mov").path, "-o", "r.mp4"], in: dir).status == 0)
+        let rotated = try Self.probe(dir.appendingPathComponent("r.mp4"))
+        #expect(Int(rotated["height"] ?? "0")! > Int(rotated["width"] ?? "0")!, "upright: \(rotated)")
+        #expect(try CLI.run(["gif", Fixture.url("video/alpha.mov").path, "-o", "t.webp"], in: dir).status == 0)
+        let header = [UInt8](try Data(contentsOf: dir.appendingPathComponent("t.webp")).prefix(21))
+        #expect(String(decoding: header[12..<16], as: UTF8.self) == "VP8X" && header[20] & 0x10 != 0, "alpha flag")
+    }
+
+    @Test(arguments: [
+        ["-o", "a.gif", "-o", "b.gif"], ["-o", "a.gif", "-o", "a.png"], ["--format", "gif,avi"], ["--format", "webp", "-o", "x.gif"],
+        ["-o", "x.webp", "--max-bytes", "1MB"], ["--crf", "60", "-o", "x.mp4"], ["-o", "a.gif", "-o", "a.webp", "--format", "gif"],
+    ])
+    func badOutputChoicesAreUsageErrors(_ options: [String]) throws {
+        let dir = Fixture.scratchDirectory()
+        let run = try CLI.run(["gif", Self.clip.path] + options, in: dir)
+        #expect(run.status == 2, "\(options): \(run.stderr)")
+        #expect(run.stderrLines.count == 1)
+        #expect(CLI.files(in: dir).isEmpty)
+    }
+
+    @Test func aFailureLeavesNoneOfTheOutputs() throws {
+        let dir = Fixture.scratchDirectory()
+        // The GIF cannot reach the quality floor: the finished WebP and MP4 are not kept either.
+        let run = try CLI.run(["gif", Self.clip.path, "-o", "a.gif", "-o", "a.webp", "-o", "a.mp4", "--lossy", "900", "--min-quality", "0.99"], in: dir)
+        #expect(run.status == 1)
+        #expect(CLI.files(in: dir).isEmpty, "\(CLI.files(in: dir))")
+        // A bad input: one line, nothing written.
+        let bad = try CLI.run(["gif", Fixture.url("video/not_video.mp4").path, "-o", "n.webp", "-o", "n.mp4"], in: dir)
+        #expect(bad.status == 1 && bad.stderrLines.count == 1, "\(bad.stderr)")
+        #expect(CLI.files(in: dir).isEmpty)
+    }
+}
