@@ -29,6 +29,7 @@ import time
 import quality
 import measure_check
 import rd_plot
+import webmp4
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -711,6 +712,14 @@ def main():
                 limit = rows.get("clipkit", {}).get("bytes")
                 measured += measure_check.run(CLIPKIT, src, label, WORK, REFS, FORCE, log, limit // 2 if limit else None)
 
+    # WebP and MP4 beside the GIF, from one decode (10 s clip)
+    web_rows = []
+    try:
+        log("webp/mp4: 10 s clip")
+        web_rows = webmp4.run(CLIPKIT, c("src10_720p.mp4"), 10, 480, os.path.join(WORK, "webmp4"), REFS, FORCE)
+    except Exception as e:  # an older build without WebP/MP4 outputs
+        log(f"  webp/mp4: not measured: {e}")
+
     # decode limit: with --fps 10, clipkit need not decode the 2 frames in 3 that no tick shows (when they are
     # not reference frames), so it should take less time than decoding every frame and nothing else
     dsrc = c("src30_1080p_bf3.mp4")
@@ -793,6 +802,7 @@ def main():
     md = report(results, quick, runs, fast_runs, startup_runs, elapsed, load0, load1,
                 rd, os.path.relpath(plot_path, os.path.dirname(out_md)) if plot_how else None, plot_how)
     md += measure_check.markdown(measured)
+    md += webmp4.markdown(web_rows)
     print(md)
     with open(out_md, "w") as f:
         f.write(md)

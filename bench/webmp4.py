@@ -168,6 +168,18 @@ def table(rows):
     return "\n".join(lines)
 
 
+def markdown(rows):
+    """The bench's section: the table and a target line per format."""
+    if not rows:
+        return ""
+    lines = ["", "## WebP and MP4 from the GIF's decode", "",
+             "`clipkit gif CLIP --fps 10 --width 480 -o a.gif -o a.webp -o a.mp4` (one decode, default settings: WebP "
+             "quality 80, MP4 x264 CRF 23), 10 s 720p clip; SSIM as the GIF's (`up` ticks). One run.", "", table(rows), ""]
+    for desc, measured, ok in targets(rows):
+        lines.append(f"- Target: {desc}: {measured}: **{'pass' if ok else 'MISS'}**")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv):
     import argparse
     here = os.path.dirname(os.path.abspath(__file__))
