@@ -284,7 +284,10 @@ struct GIFCommand: ParsableCommand {
         switch job {
         case .videos:
             let posterURL = poster.map { URL(fileURLWithPath: $0) }
-            var runner = InputRunner(batch: batch, outputExtension: outputs.formats[0], fingerprintOptions: options.fingerprintOptions)
+            // WebP and MP4 outputs record the same fingerprint as the GIF beside them: it holds their settings too.
+            let shaping = options.fingerprintOptions
+                + (outputs.formats == ["gif"] ? "" : " formats=\(outputs.formats.joined(separator: ",")) " + options.animation.fingerprintOptions)
+            var runner = InputRunner(batch: batch, outputExtension: outputs.formats[0], fingerprintOptions: shaping)
             runner.limits = options.limits
             runner.companions = Array(outputs.files.dropFirst()) + (posterURL.map { [$0] } ?? [])
             if outputs.files.isEmpty { runner.siblingExtensions = Array(outputs.formats.dropFirst()) }

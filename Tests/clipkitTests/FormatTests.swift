@@ -74,6 +74,26 @@ import TestSupport
         }
     }
 
+    @Test func upToDateOutputsAreSkippedAndTheirSettingsRedoThem() throws {
+        let dir = Fixture.scratchDirectory()
+        let outputs = ["-o", "a.gif", "-o", "a.webp", "-o", "a.mp4"]
+        #expect(try CLI.run(["gif", Self.clip.path] + outputs, in: dir).status == 0)
+        let mp4 = try Data(contentsOf: dir.appendingPathComponent("a.mp4"))
+        let again = try CLI.run(["gif", Self.clip.path, "--json"] + outputs, in: dir)
+        #expect(try Decoded.jsonLines(again.stdout).first?["status"] as? String == "skipped", "\(again.stdout)")
+        // Another CRF makes another MP4 (the fingerprint holds the WebP/MP4 settings).
+        let crf = try CLI.run(["gif", Self.clip.path, "--json", "--crf", "35"] + outputs, in: dir)
+        #expect(try Decoded.jsonLines(crf.stdout).first?["status"] as? String == "ok")
+        #expect(try Data(contentsOf: dir.appendingPathComponent("a.mp4")).count < mp4.count)
+        // The recorded fingerprints do not disturb readers: still 30 frames, 3 s, and 30 WebP frames.
+        let probed = try Self.probe(dir.appendingPathComponent("a.mp4"))
+        #expect(probed["nb_read_frames"] == "30" && abs(Double(probed["duration"] ?? "0")! - 3) < 0.001)
+        let webp = try Self.webp(dir.appendingPathComponent("a.webp"))
+        #expect(webp.durations.count == 30)
+        let riff = [UInt8](try Data(contentsOf: dir.appendingPathComponent("a.webp")))
+        #expect(Int(riff[4]) | Int(riff[5]) << 8 | Int(riff[6]) << 16 | Int(riff[7]) << 24 == riff.count - 8)
+    }
+
     @Test func formatsNameOutputsAfterTheInputInBatches() throws {
         let dir = Fixture.scratchDirectory()
         let inputs = [Fixture.url("video/counter.mp4").path, Fixture.url("video/vfr.mkv").path]

@@ -45,6 +45,12 @@ public struct AnimationOptions: Sendable, Equatable {
         self.crf = crf
     }
 
+    /// The settings that shape WebP and MP4 outputs, in a fixed text form for a `Fingerprint`'s
+    /// options (the loop count follows the GIF's, which its options already hold).
+    public var fingerprintOptions: String {
+        "webp-quality=\(quality) lossless=\(lossless) crf=\(crf) x264=\(x264Preset)/\(x264Lookahead)/\(x264BFrames ?? -1) webp-method=\(webpMethod)"
+    }
+
     /// Throws `invalidOption` for values the encoders cannot take.
     func validate() throws {
         if !(quality >= 0 && quality <= 100) {

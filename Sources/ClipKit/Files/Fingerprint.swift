@@ -41,7 +41,48 @@ public struct Fingerprint: Sendable, Hashable, CustomStringConvertible {
         guard FileManager.default.fileExists(atPath: output.path, isDirectory: &isDirectory) else { return nil }
         if isDirectory.boolValue { return FramesManifest.recordedFingerprint(in: output) }
         guard let tail = tail(of: output, bytes: 512) else { return nil }
-        return fromPNG(tail) ?? fromGIF(tail)
+        return fromPNG(tail) ?? fromGIF(tail) ?? fromTrailingBox(tail)
+    }
+
+    /// What an MP4 or WebP records `self` with, appended at its end: an ISO BMFF `free` box (MP4:
+    /// after `mdat`, skipped by every reader) or a RIFF chunk `CKFP` (WebP: an unknown chunk,
+    /// which readers skip; the RIFF size is raised to include it).
+    func trailingBox(for format: AnimationFormat) -> [UInt8] {
+        let payload = Array((Self.keyword + " " + text).utf8)
+        switch format {
+        case .mp4:
+            let size = UInt32(8 + payload.count)
+            return [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array("free".utf8) + payload
+        case .webp:
+            let size = UInt32(payload.count)
+            return Array("CKFP".utf8) + [UInt8(size & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 24)]
+                + payload + (payload.count % 2 == 1 ? [0] : [])
+        }
+    }
+
+    /// An MP4 or WebP ending with `trailingBox`.
+    private static func fromTrailingBox(_ tail: [UInt8]) -> Fingerprint? {
+        let prefix = Array((keyword + " ").utf8)
+        for tag in ["free", "CKFP"] {
+            // MP4: size, "free", text; WebP: "CKFP", size, text (and a pad byte).
+            let marker = tag == "free" ? Array(tag.utf8) + prefix : Array(tag.utf8)
+            guard let at = lastIndex(of: marker, in: tail), at >= 4 || tag == "CKFP" else { continue }
+            let textStart = tag == "free" ? at + marker.count : at + 8 + prefix.count
+            var textEnd = tail.count
+            if tag == "free" {
+                let size = tail[(at - 4)..<at].reduce(0) { $0 << 8 | Int($1) }
+                guard at - 4 + size == tail.count else { continue }
+            } else {
+                guard at + 8 <= tail.count else { continue }
+                let size = tail[(at + 4)..<(at + 8)].reversed().reduce(0) { $0 << 8 | Int($1) }
+                guard at + 8 + size + (size & 1) == tail.count else { continue }
+                textEnd = at + 8 + size
+                guard Array(tail[(at + 8)..<min(at + 8 + prefix.count, tail.count)]) == prefix else { continue }
+            }
+            guard textStart <= textEnd else { continue }
+            return Fingerprint(recorded: String(decoding: tail[textStart..<textEnd], as: UTF8.self))
+        }
+        return nil
     }
 
     /// The PNG `tEXt` chunk that records `self`, placed just before `IEND`.

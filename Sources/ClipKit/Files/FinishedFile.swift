@@ -16,6 +16,28 @@ final class FinishedFile: Sendable {
         self.temporaryPath = temporaryPath
     }
 
+    /// Appends `bytes` to the finished file; with `riffSize`, also sets the RIFF header's size
+    /// field to the new length less 8 (a chunk added to a WebP).
+    func append(_ bytes: [UInt8], riffSize: Bool = false) throws {
+        let fd = open(temporaryPath, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ClipKitError.outputFailed(path: destination.path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw ClipKitError.outputFailed(path: destination.path, reason: String(cString: strerror(errno))) }
+        let end = Int(info.st_size)
+        let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(end)) }
+        guard written == bytes.count else {
+            throw ClipKitError.outputFailed(path: destination.path, reason: written < 0 ? String(cString: strerror(errno)) : "short write")
+        }
+        if riffSize {
+            let size = UInt32(truncatingIfNeeded: end + bytes.count - 8)
+            let field: [UInt8] = [UInt8(size & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 24)]
+            guard field.withUnsafeBytes({ pwrite(fd, $0.baseAddress, 4, 4) }) == 4 else {
+                throw ClipKitError.outputFailed(path: destination.path, reason: String(cString: strerror(errno)))
+            }
+        }
+    }
+
     /// Renames the file over the destination.
     func commit() throws {
         guard settled.withLock({ done in defer { done = true }; return !done }) else { return }

@@ -14,6 +14,19 @@ struct FinishedAnimation: Sendable {
     var file: FinishedFile
     /// Damage in the source that was decoded around.
     var warnings: [String]
+
+    /// The result with the bytes of the committed file (its fingerprint included).
+    var committedResult: AnimationResult {
+        var committed = result
+        if let size = try? FileManager.default.attributesOfItem(atPath: result.url.path)[.size] as? Int { committed.bytes = size }
+        return committed
+    }
+
+    /// Records `fingerprint` at the end of the file (see `Fingerprint.trailingBox`); nil records none.
+    func record(_ fingerprint: Fingerprint?) throws {
+        guard let fingerprint else { return }
+        try file.append(fingerprint.trailingBox(for: result.format), riffSize: result.format == .webp)
+    }
 }
 
 /// What a conversion wrote as animated WebP or MP4.

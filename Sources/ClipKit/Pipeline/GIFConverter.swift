@@ -386,16 +386,18 @@ public struct GIFConverter: Sendable {
         }
         guard let destination, let quantized else {
             let finished = try finishAnimations()
-            let posterFile = try writePoster(try stamp.value())
+            let fingerprint = try stamp.value()
+            let posterFile = try writePoster(fingerprint)
+            for animation in finished { try animation.record(fingerprint) }
             for animation in finished { try animation.file.commit() }
             try posterFile?.commit()
-            return ConversionResult(gif: nil, animations: finished.map(\.result), warnings: finished.first?.warnings ?? [])
+            return ConversionResult(gif: nil, animations: finished.map(\.committedResult), warnings: finished.first?.warnings ?? [])
         }
         if let maxBytes = options.maxBytes {
             let gif = try writeFitting(quantized, pipeline: pipeline, maxBytes: maxBytes, prune: pruneLadder, options: options,
                                        globalPalette: globalPalette, destination: destination, source: source,
                                        expectedCount: expectedCount, fingerprint: { try stamp.value() }, poster: writePoster)
-            return ConversionResult(gif: gif, animations: heldAnimations.map(\.result), warnings: gif.warnings)
+            return ConversionResult(gif: gif, animations: heldAnimations.map(\.committedResult), warnings: gif.warnings)
         }
         var writer = GIFWriterStage(destination: destination, source: source, options: options, globalPalette: globalPalette, budget: budget)
         var done = 0
@@ -416,11 +418,12 @@ public struct GIFConverter: Sendable {
                         ssim, floor))
                 }
                 let finished = try finishAnimations()
+                for animation in finished { try animation.record(fingerprint) }
                 let posterFile = try writePoster(fingerprint)
                 try writer.commit()
                 try posterFile?.commit()
                 for animation in finished { try animation.file.commit() }
-                return ConversionResult(gif: result, animations: finished.map(\.result), warnings: warnings)
+                return ConversionResult(gif: result, animations: finished.map(\.committedResult), warnings: warnings)
             }
         }
         throw ClipKitError.internalFailure(path: destination.path, reason: "the frame stream ended without its end")

@@ -177,6 +177,7 @@ extension GIFConverter {
             throw BelowQualityFloor(result: result, floor: floor, limit: maxBytes)
         }
         let posterFile = try poster(fingerprint)
+        for animation in heldAnimations { try animation.record(fingerprint) }
         for (i, decision) in decisions.enumerated() { decision.push(i == chosen) }
         guard case .committed? = try reports[chosen].pop() else {
             throw ClipKitError.internalFailure(path: destination.path, reason: "the chosen GIF was not moved into place")
