@@ -71,3 +71,34 @@ enum AnimationStage {
         }
     }
 }
+
+extension GIFConverter {
+    /// The WebP/MP4 outputs alone, finished but not committed (`--max-bytes`: its GIF passes may
+    /// change the picture's size).
+    func encodeAnimations(video url: URL, options: GIFOptions) throws -> [FinishedAnimation] {
+        let reader = try VideoReader(url: url, limits: options.limits, fullProbe: true, defaultOptions: nil)
+        var read = readOptions(options)
+        read.queueCapacity = try Self.queueCapacity(info: reader.info, options: options, path: url.path)
+        let producer = try reader.makeProducer(options: read)
+        let pipeline = Pipeline()
+        defer { pipeline.stop() }
+        let decoded = pipeline.stage("\(stageLabel).decode", capacity: read.queueCapacity) { (queue: BoundedQueue<DecodedMessage>) in
+            var output = FrameOutput(queue: queue, maxFrames: nil)
+            try producer.run(into: &output)
+        }
+        let budget = ByteBudget(limit: options.limits.maxOutputBytes)
+        let branches = pipeline.tee("\(stageLabel).tee", from: decoded, count: animationTargets.count, capacity: 2)
+        let results = zip(animationTargets, branches).map { target, branch in
+            pipeline.stage("\(stageLabel).\(target.format.rawValue)", from: branch, capacity: 1) {
+                (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<FinishedAnimation>) in
+                try AnimationStage.run(input, output, target: target, options: options, budget: budget, source: url.path)
+            }
+        }
+        return try results.map { queue in
+            guard let finished = try queue.pop() else {
+                throw ClipKitError.internalFailure(path: url.path, reason: "an animation writer ended without its file")
+            }
+            return finished
+        }
+    }
+}
