@@ -15,6 +15,9 @@ struct InputRunner {
     var limits = Limits()
     /// Files written beside each output (`gif --poster`): up to date only when they are too.
     var companions: [URL] = []
+    /// The files one input writes, from its destination (`thumb --count N`: NAME-1.png ...
+    /// NAME-N.png): none may be an input, and the input is up to date only when all are.
+    var outputsOf: @Sendable (URL) -> [URL] = { [$0] }
 
     /// Where each input goes. With several inputs, or a directory input, `-o` names a directory
     /// (with or without a trailing slash; created if missing), mirroring sub-directories of
@@ -88,14 +91,15 @@ struct InputRunner {
         }
         let resolvedInputs = Set(inputs.map { OutputPlan.resolved($0.url) })
         let fingerprintOptions = self.fingerprintOptions, force = batch.force, json = batch.json
-        let limits = self.limits, companions = self.companions, shard = batch.shard.map(\.description)
+        let limits = self.limits, companions = self.companions, outputsOf = self.outputsOf, shard = batch.shard.map(\.description)
         let destinationOf = Dictionary(zip(inputs.map(\.url), destinations), uniquingKeysWith: { first, _ in first })
         let stdoutClosed = Locked(false)
         let reports = Batch(jobs: batch.jobs ?? ProcessInfo.processInfo.activeProcessorCount).run(inputs, work: { input in
             if let problem = input.problem { throw problem }
             let destination = destinationOf[input.url]!
-            try OutputPlan.checkNotInput(destination, resolvedInputs: resolvedInputs)
-            let outputs = [destination] + companions
+            let written = outputsOf(destination)
+            for output in written { try OutputPlan.checkNotInput(output, resolvedInputs: resolvedInputs) }
+            let outputs = written + companions
             var fingerprint = FingerprintSource.hashingInput(options: fingerprintOptions)
             // Up to date: every output records the fingerprint of these input bytes and options.
             // Only then is the input hashed up front (the hash is reused if it is not).

@@ -27,6 +27,23 @@ struct Report: Sendable, Equatable {
     var bytes: Int?
     /// Wall time spent on this input.
     var seconds: Double
+    /// `thumb --pick best`: the chosen frames, best first (null otherwise).
+    var picks: [Pick]?
+
+    /// One frame `thumb --pick best` chose, and the file it went to.
+    struct Pick: Sendable, Equatable {
+        var output: String
+        var score: FrameScore
+
+        /// Its JSON object: the time rounded up to the millisecond (still within the frame, so
+        /// `--at TIME` gives the same frame), the score and its parts to four decimals.
+        var json: [String: Any] {
+            func rounded(_ value: Double) -> Double { (value * 10000).rounded() / 10000 }
+            return ["output": output, "time": (score.time * 1000 - 1e-6).rounded(.up) / 1000, "score": rounded(score.score),
+                    "sharpness": rounded(score.sharpness), "detail": rounded(score.detail),
+                    "colourfulness": rounded(score.colourfulness), "stability": rounded(score.stability), "blank": score.isBlank]
+        }
+    }
 
     init(input: String, outputs: [String] = [], status: Status, error: String? = nil, reason: String? = nil, frames: Int? = nil,
          durationMs: Int? = nil, width: Int? = nil, height: Int? = nil, bytes: Int? = nil, seconds: Double = 0) {
@@ -51,6 +68,7 @@ struct Report: Sendable, Equatable {
             "error": error ?? NSNull(), "reason": reason ?? NSNull(), "shard": shard ?? NSNull(),
             "frames": frames ?? NSNull(), "duration_ms": durationMs ?? NSNull(), "width": width ?? NSNull(),
             "height": height ?? NSNull(), "bytes": bytes ?? NSNull(), "seconds": (seconds * 1000).rounded() / 1000,
+            "picks": picks.map { $0.map(\.json) } ?? NSNull(),
         ]
         return Self.jsonLine(fields)
     }
