@@ -39,7 +39,8 @@ struct Report: Sendable, Equatable {
         /// `--at TIME` gives the same frame), the score and its parts to four decimals.
         var json: [String: Any] {
             func rounded(_ value: Double) -> Double { (value * 10000).rounded() / 10000 }
-            return ["output": output, "time": (score.time * 1000 - 1e-6).rounded(.up) / 1000, "score": rounded(score.score),
+            let milliseconds = max((score.time * 1000 - 1e-6).rounded(.up), 0)  // (never -0)
+            return ["output": output, "time": milliseconds / 1000, "score": rounded(score.score),
                     "sharpness": rounded(score.sharpness), "detail": rounded(score.detail),
                     "colourfulness": rounded(score.colourfulness), "stability": rounded(score.stability), "blank": score.isBlank]
         }

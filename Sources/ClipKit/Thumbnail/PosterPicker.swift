@@ -83,7 +83,8 @@ public struct PosterPicker: Sendable {
             // No frame flagged as a keyframe decoded: sampling below finds the frames there are.
         }
         var fromKeyframes = true
-        if needsSampling(frames, span: span) {
+        // (A GIF's frames are all keyframes: the first pass saw every one there is to see.)
+        if info.container != "gif" && needsSampling(frames, span: span) {
             do {
                 var sampledWarnings: [String] = []
                 let sampled = try candidates(reader, end: end, keyframesOnly: false, rate: rate, limits: limits, warnings: &sampledWarnings)
@@ -184,7 +185,8 @@ public struct PosterPicker: Sendable {
         return chosen.map { scores[$0] }
     }
 
-    private static func isDecodeFailure(_ error: ClipKitError) -> Bool {
+    /// Damage or a range without frames: what a pass can end in without anything else being wrong.
+    static func isDecodeFailure(_ error: ClipKitError) -> Bool {
         switch error {
         case .corrupt, .noFrames, .startPastEnd: return true
         default: return false

@@ -45,36 +45,44 @@ public struct Thumbnailer: Sendable {
         let limits = options.limits.started()
         let stamp = FingerprintStage(options.fingerprint, input: url, deadline: limits.deadline)
         defer { stamp.stop() }
-        var picks: [FrameScore] = []
-        var warnings: [String] = []
-        if options.pick == .best {
-            (picks, warnings) = try PosterPicker(options: options).pick(in: url, limits: limits)
-        }
         let names = options.outputs(for: destination)
-        if options.pick == .best && picks.count < names.count {
-            warnings.append("only \(picks.count) distinct frame\(picks.count == 1 ? "" : "s") to pick from: wrote \(picks.count) of the \(names.count) posters asked for")
-        }
-        let fingerprint = try stamp.value()
         let budget = ByteBudget(limit: limits.maxOutputBytes)
         // One picture in memory at a time; the files wait, complete, to be renamed together.
         var files: [AtomicFile] = []
         var bytes = 0, size = (width: 0, height: 0)
-        for (n, name) in names.prefix(max(picks.count, 1)).enumerated() {
-            let (image, decodeWarnings) = try take(url, limits: limits, at: picks.isEmpty ? nil : picks[n].time)
-            if n == 0 {
+        var fingerprint: Fingerprint?
+        func write(_ image: RGBAImage) throws {
+            if files.isEmpty {
                 size = (image.width, image.height)
-                if picks.isEmpty { warnings += decodeWarnings }
+                // Asked for once the pixels are done: the hash has run beside the decode.
+                fingerprint = try stamp.value()
             }
             // Transparent pixels (a GIF's, a video's alpha) stay transparent; opaque pictures are RGB.
             let png = try PNGWriter.encode(image, channels: image.isOpaque ? .rgb : .rgba, filter: .sub, fingerprint: fingerprint)
-            let file = try AtomicFile(destination: name, budget: budget)
+            let file = try AtomicFile(destination: names[files.count], budget: budget)
             try file.write(png)
             files.append(file)
             bytes += png.count
         }
+        var warnings: [String] = []
+        var taken: [FrameScore] = []
+        if options.pick == .best {
+            let (picks, pickWarnings) = try PosterPicker(options: options).pick(in: url, limits: limits)
+            let takeWarnings: [String]
+            (taken, takeWarnings) = try takePicks(picks, of: url, limits: limits) { try write($1) }
+            warnings = pickWarnings + takeWarnings
+            if taken.count < names.count {
+                let few = picks.count < names.count ? ": only \(picks.count) distinct frame\(picks.count == 1 ? "" : "s") to pick from" : ""
+                warnings.append("wrote \(taken.count) of the \(names.count) posters asked for\(few)")
+            }
+        } else {
+            let image: RGBAImage
+            (image, warnings) = try take(url, limits: limits)
+            try write(image)
+        }
         for file in files { try file.commit() }
         return ThumbnailResult(url: names[0], width: size.width, height: size.height, bytes: bytes, warnings: warnings,
-                               urls: files.map(\.destination), picks: picks)
+                               urls: files.map(\.destination), picks: taken)
     }
 
     /// The thumbnail of `url`, upright and scaled (`pick == .best`: the best poster).
@@ -95,9 +103,35 @@ public struct Thumbnailer: Sendable {
         best.pick = .best
         try best.validate()
         let limits = options.limits.started()
-        return try PosterPicker(options: best).pick(in: url, limits: limits).picks.map { score in
-            Poster(score: score, image: try take(url, limits: limits, at: score.time).image)
+        var posters: [Poster] = []
+        _ = try takePicks(try PosterPicker(options: best).pick(in: url, limits: limits).picks, of: url, limits: limits) {
+            posters.append(Poster(score: $0, image: $1))
         }
+        return posters
+    }
+
+    /// Takes each pick's frame at the output size, exactly as `--at` would, and hands it to `body`.
+    /// A pick whose frame cannot be decoded again (a seek the file does not allow, such as
+    /// in a raw stream without timestamps) is left out with a warning; if none can be, the
+    /// first failure is thrown.
+    private func takePicks(_ picks: [FrameScore], of url: URL, limits: Limits,
+                           _ body: (FrameScore, RGBAImage) throws -> Void) throws -> (taken: [FrameScore], warnings: [String]) {
+        var taken: [FrameScore] = [], warnings: [String] = []
+        var firstFailure: ClipKitError?
+        for pick in picks {
+            let image: RGBAImage
+            do {
+                image = try take(url, limits: limits, at: pick.time).image
+            } catch let error as ClipKitError where PosterPicker.isDecodeFailure(error) {
+                firstFailure = firstFailure ?? error
+                warnings.append(String(format: "left out the pick at %.3fs, whose frame could not be decoded again: ", pick.time) + error.description)
+                continue
+            }
+            try body(pick, image)
+            taken.append(pick)
+        }
+        if taken.isEmpty, let firstFailure { throw firstFailure }
+        return (taken, warnings)
     }
 
     /// The frame at the position (or at `time`, a frame's exact presentation time), and the
