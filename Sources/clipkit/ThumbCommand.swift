@@ -12,19 +12,22 @@ struct ThumbCommand: ParsableCommand {
           clipkit thumb in.mp4                    writes ./in.png
           clipkit thumb in.mp4 --at 10% --size 640x360 -o poster.png
           clipkit thumb a.mp4 b.mov -o previews/  writes previews/a.png and previews/b.png
-          clipkit thumb in.mp4 --pick best        the frame that makes the best poster
+          clipkit thumb in.mp4 --pick best        the best poster frame
           clipkit thumb in.mp4 --pick best --count 3 --within 60 --json
-                                                  in-1.png (best), in-2.png, in-3.png from the first minute
+              in-1.png (best), in-2.png, in-3.png from the first minute
         Still images libavformat reads (PNG, JPEG, GIF) work too.
 
-        --pick best scores the clip's keyframes (or, with fewer than 4 keyframes, frames sampled
-        evenly) at 160 px: score = sharpness (Laplacian of luma) x detail (luma histogram entropy)
-        x (0.75 + 0.25 colourfulness) x stability (alike to the neighbouring samples: away from
-        cuts, flashes and quick fades); black, white and flat frames score 0. The frames just after
-        a picked keyframe are checked too. The winner is then taken at the requested size, exactly
-        as --at would take it; --json lists each pick's time, score and parts. --count N posters
-        are spread at least span/(2N) seconds apart where possible and never near-duplicates; a
-        clip with fewer distinct frames gives fewer files (a warning says so).
+        --pick best scores the keyframes (with fewer than 4, frames sampled
+        evenly instead) at 160 px: sharpness (Laplacian of luma) x detail
+        (luma histogram entropy) x (0.75 + 0.25 colourfulness) x stability
+        (alike to its neighbouring samples: away from cuts, flashes, quick
+        fades). Black, white and flat frames score 0; ties go to the earlier
+        frame. The frames in the half second after a picked keyframe are
+        scored too, and one 5% better replaces it. The winner is taken at the
+        requested size exactly as --at takes it; --json lists each pick's
+        time, score and parts. --count N posters are at least span/(2N)
+        seconds apart where possible, never near-duplicates; a clip with fewer
+        distinct frames gives fewer files, with a warning.
         """
     )
 

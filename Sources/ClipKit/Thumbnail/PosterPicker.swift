@@ -19,9 +19,11 @@ import Foundation
 ///    0.03), then, if that is not enough, any that differ visibly. Blank frames are never extra
 ///    posters. Fewer than `count` come back when the clip has fewer distinct frames.
 /// 4. Refinement (keyframe candidates only): the frames in the half second after each picked
-///    keyframe are decoded (at most 8; cheap, decoding starts at that keyframe) and the best of
-///    them, keyframe included, is taken, now with neighbours a frame apart for stability. A
-///    keyframe that opens a flash, a fade or a blurred pan gives way to a steadier frame.
+///    keyframe are decoded (at most 8; cheap, decoding starts at that keyframe) and scored, now
+///    with neighbours a frame apart for stability; the best replaces the keyframe when it scores
+///    at least 5% more. A keyframe that opens a flash, a fade or a blurred pan gives way to a
+///    steadier, sharper frame; on even footage the keyframe stays (often the sharpest anyway:
+///    encoders give keyframes more bits).
 ///
 /// The result is deterministic: decoding and scoring do not depend on timing or threads, and
 /// ties go to the earlier frame.
@@ -40,6 +42,8 @@ public struct PosterPicker: Sendable {
     static let minimumDifference = 0.03
     static let refineSpan = 0.5
     static let refineFrames = 8
+    /// How much better (as a factor of the score) a frame after the picked keyframe must be to replace it.
+    static let refineGain = 1.05
 
     public var options: ThumbnailOptions
 
@@ -164,7 +168,14 @@ public struct PosterPicker: Sendable {
             // The picked keyframe decoded before; damage after it only ends the refinement early.
         }
         let scores = FrameScore.scoring(frames, reach: Self.stabilityReach)
-        return scores.min(by: FrameScore.isBetter)
+        guard let best = scores.min(by: FrameScore.isBetter) else { return nil }
+        // The keyframe stays unless a later frame is clearly better: a move that gains less is
+        // noise, and costs decoding up to that frame again when the poster is taken.
+        if let keyframe = scores.first(where: { abs($0.time - pick.time) < FrameSampler.epsilon }),
+           best.score < keyframe.score * Self.refineGain {
+            return keyframe
+        }
+        return best
     }
 
     /// The best frame, then (for `count` over 1) the best of the rest that are far enough in time
