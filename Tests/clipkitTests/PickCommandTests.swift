@@ -96,15 +96,21 @@ import TestSupport
         let windowed = try #require(try objects(within.stdout).first)
         let time = try #require(try picks(windowed).first?["time"] as? Double)
         #expect(time < 5 && time >= 1, "\(time)")
+        // A clip longer than --max-duration is searched as far as it allows, not refused.
+        let limited = try CLI.run(["thumb", video("pick.mp4"), "--pick", "best", "--max-duration", "5", "--json", "-o", "m.png"], in: dir)
+        #expect(limited.status == 0, "\(limited.stderr)")
+        let limitedObject = try #require(try objects(limited.stdout).first)
+        #expect(try #require(try picks(limitedObject).first?["time"] as? Double) < 5)
 
-        for name in ["still.png", "still_over_audio.mp4", "seek_onekey.webm", "vfr.mkv", "rotated90.mov"] {
-            let run = try CLI.run(["thumb", video(name), "--pick", "best", "--json", "-o", "\(name).png"], in: dir)
+        for name in ["../gif-test-suite/gifs/animated_loop_variable_delay.gif", "still.png", "still_over_audio.mp4", "seek_onekey.webm", "vfr.mkv", "rotated90.mov", "fragmented_open.mp4", "motion.mp4"] {
+            let output = URL(fileURLWithPath: name).lastPathComponent + ".png"
+            let run = try CLI.run(["thumb", video(name), "--pick", "best", "--json", "-o", output], in: dir)
             #expect(run.status == 0, "\(name): \(run.stderr)")
             let object = try #require(try objects(run.stdout).first)
             let pick = try #require(try picks(object).first, "\(name)")
             let time = try #require(pick["time"] as? Double)
             #expect(!run.stdout.contains("\"time\":-"), "\(run.stdout)")
-            let written = try PNGReader.read(dir.appendingPathComponent("\(name).png"))
+            let written = try PNGReader.read(dir.appendingPathComponent(output))
             #expect(written == (try Thumbnailer(options: ThumbnailOptions(position: .seconds(time))).thumbnail(of: Fixture.url("video/\(name)"))), "\(name)")
         }
         // A still asked for three: one file, and a warning saying why.

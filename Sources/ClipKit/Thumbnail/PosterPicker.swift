@@ -72,10 +72,12 @@ public struct PosterPicker: Sendable {
         try limits.checkFrames(options.count, path: path)
 
         let duration = info.duration.flatMap { $0 > 0 ? $0 : nil }
-        // The whole clip by default, but no more of it than --max-duration allows.
+        // The whole clip by default, but no more of it than --max-duration allows (a clip whose
+        // header has no length may be that long too).
         var end = options.within
-        if end == nil, let duration, duration > limits.maxDuration { end = limits.maxDuration }
-        let span = min(end ?? .infinity, duration ?? end ?? 60)
+        if end == nil && (duration ?? .infinity) > limits.maxDuration { end = limits.maxDuration }
+        // The length candidates are spread over; a minute when the header does not say.
+        let span = duration.map { min(end ?? $0, $0) } ?? options.within ?? 60
         let target = max(Self.candidateTarget, 8 * options.count)
         let rate = Double(target) / max(span, 0.001)
 
@@ -107,9 +109,8 @@ public struct PosterPicker: Sendable {
         var picks = Self.choose(scores, frames: frames, count: options.count, span: span)
         if fromKeyframes && info.container != "gif" {
             for (n, pick) in picks.enumerated() {
-                let index = frames.firstIndex { $0.time == pick.time }!
                 // Frames right after this one were candidates already.
-                if index + 1 < frames.count && frames[index + 1].time - pick.time <= Self.refineSpan { continue }
+                if let next = frames.first(where: { $0.time > pick.time }), next.time - pick.time <= Self.refineSpan { continue }
                 guard let refined = try refine(pick, end: end, reader: reader, limits: limits) else { continue }
                 // Two picks a fraction of a second apart must not become one frame.
                 if !picks.contains(where: { abs($0.time - refined.time) < FrameSampler.epsilon }) || refined.time == pick.time {
