@@ -20,11 +20,17 @@ public struct FrameScore: Sendable, Equatable {
     /// Presentation time of the frame, in seconds from the stream start:
     /// `ThumbnailPosition.seconds(time)` (`clipkit thumb --at`) gives this frame.
     public var time: Double
+    /// The whole: the product of the parts, 0 for a blank frame.
     public var score: Double
+    /// Edges and texture (the luma Laplacian's spread).
     public var sharpness: Double
+    /// Spread of tones (the luma histogram's entropy).
     public var detail: Double
+    /// Colour (Hasler and Suesstrunk's measure).
     public var colourfulness: Double
+    /// Likeness to the neighbouring samples (1 with none near).
     public var stability: Double
+    /// Almost uniformly black, white or one flat colour.
     public var isBlank: Bool
 
     public init(time: Double, score: Double, sharpness: Double, detail: Double, colourfulness: Double,
