@@ -64,11 +64,7 @@ public struct PosterPicker: Sendable {
         let path = url.path
         let reader = try VideoReader(url: url, limits: limits, fullProbe: false)
         let info = reader.info
-        // The decoder's converted and turned picture at the analysis size, a couple queued, and
-        // a GIF's canvases.
-        let analysis = Self.analysisSize.resolve(width: info.width, height: info.height)
-        let gifCanvases = info.container == "gif" ? 2 * info.width * info.height * 4 : 0
-        try limits.checkMemory(pictures: 4, of: analysis.width * analysis.height * 4 + gifCanvases / 4, what: "pictures", path: path)
+        try Thumbnailer.checkMemory(for: info, size: Self.analysisSize, limits: limits, path: path)
         try limits.checkFrames(options.count, path: path)
 
         let duration = info.duration.flatMap { $0 > 0 ? $0 : nil }
@@ -124,20 +120,27 @@ public struct PosterPicker: Sendable {
     /// The candidates of one pass: keyframes only, or decoded frames sampled at `rate` a second.
     private func candidates(_ reader: VideoReader, end: Double?, keyframesOnly: Bool, rate: Double, limits: Limits,
                             warnings: inout [String]) throws -> [FrameFeatures] {
-        var read = FrameReadOptions(end: end, fps: rate, keyframesOnly: keyframesOnly, size: Self.analysisSize)
+        var frames: [FrameFeatures] = []
+        warnings = try measure(reader, FrameReadOptions(end: end, fps: rate, keyframesOnly: keyframesOnly), limits: limits, into: &frames)
+        return frames
+    }
+
+    /// Measures the frames `read` gives at the analysis size, into `frames` (which keeps those
+    /// measured before a failure), and returns the damage the decode went around. A frame on
+    /// screen at several ticks (a keyframe seconds before the next) is measured once.
+    private func measure(_ reader: VideoReader, _ read: FrameReadOptions, limits: Limits, into frames: inout [FrameFeatures]) throws -> [String] {
+        var read = read
+        read.size = Self.analysisSize
         read.limits = limits
         read.queueCapacity = 2
         let sequence = try reader.frames(options: read)
         defer { sequence.cancel() }
-        var frames: [FrameFeatures] = []
         while let frame = try sequence.next() {
             try limits.checkDeadline(reader.url.path)
-            // A keyframe on screen at several ticks is one candidate.
             if let last = frames.last, abs(last.time - frame.sourceTime) < FrameSampler.epsilon { continue }
             frames.append(FrameFeatures(image: frame.image, time: frame.sourceTime))
         }
-        warnings = sequence.warnings
-        return frames
+        return sequence.warnings
     }
 
     /// Keyframes are too few, or too unevenly spread, to stand for the clip.
@@ -153,18 +156,9 @@ public struct PosterPicker: Sendable {
     private func refine(_ pick: FrameScore, end: Double?, reader: VideoReader, limits: Limits) throws -> FrameScore? {
         let stop = min(pick.time + Self.refineSpan, end ?? .infinity)
         guard stop > pick.time else { return nil }
-        var read = FrameReadOptions(start: pick.time, end: stop, maxFrames: Self.refineFrames, size: Self.analysisSize)
-        read.limits = limits
-        read.queueCapacity = 2
         var frames: [FrameFeatures] = []
         do {
-            let sequence = try reader.frames(options: read)
-            defer { sequence.cancel() }
-            while let frame = try sequence.next() {
-                try limits.checkDeadline(reader.url.path)
-                if let last = frames.last, abs(last.time - frame.sourceTime) < FrameSampler.epsilon { continue }
-                frames.append(FrameFeatures(image: frame.image, time: frame.sourceTime))
-            }
+            _ = try measure(reader, FrameReadOptions(start: pick.time, end: stop, maxFrames: Self.refineFrames), limits: limits, into: &frames)
         } catch let error as ClipKitError where Self.isDecodeFailure(error) {
             // The picked keyframe decoded before; damage after it only ends the refinement early.
         }

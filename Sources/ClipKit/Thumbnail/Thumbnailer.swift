@@ -141,10 +141,7 @@ public struct Thumbnailer: Sendable {
         var read = FrameReadOptions(size: options.size)
         read.limits = limits
         read.start = try time ?? startTime(in: reader.info, path: url.path, limits: limits)
-        // The decoder's converted and turned picture, one queued, the caller's (and a GIF's canvases).
-        let output = options.size.resolve(width: reader.info.width, height: reader.info.height)
-        let gifCanvases = reader.info.container == "gif" ? 2 * reader.info.width * reader.info.height * 4 : 0
-        try limits.checkMemory(pictures: 4, of: output.width * output.height * 4 + gifCanvases / 4, what: "pictures", path: url.path)
+        try Self.checkMemory(for: reader.info, size: options.size, limits: limits, path: url.path)
         read.queueCapacity = 1
         guard let window = options.skipBlankWithin, time == nil else {
             read.maxFrames = 1
@@ -164,6 +161,14 @@ public struct Thumbnailer: Sendable {
         }
         guard let first else { throw ClipKitError.noFrames(path: url.path, reason: "nothing decoded") }
         return (first.image, frames.warnings)
+    }
+
+    /// Refuses a decode at `size` whose pictures cannot fit in `limits.maxMemory`: the decoder's
+    /// converted and turned picture, one queued, the caller's (and a GIF's canvases).
+    static func checkMemory(for info: VideoInfo, size: FrameSize, limits: Limits, path: String) throws {
+        let output = size.resolve(width: info.width, height: info.height)
+        let gifCanvases = info.container == "gif" ? 2 * info.width * info.height * 4 : 0
+        try limits.checkMemory(pictures: 4, of: output.width * output.height * 4 + gifCanvases / 4, what: "pictures", path: path)
     }
 
     private func firstFrame(_ frames: FrameSequence, path: String) throws -> VideoFrame {
