@@ -57,6 +57,7 @@ install: build
 # Regenerates Fixtures/ (needs ffmpeg; never used at test time).
 fixtures:
 	bash Fixtures/make-fixtures.sh
+	bash Fixtures/make-pick-fixtures.sh
 	python3 Fixtures/make-bad-fixtures.py
 	python3 Fixtures/make-hostile-fixtures.py
 

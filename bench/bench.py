@@ -26,6 +26,7 @@ import subprocess
 import sys
 import time
 
+import pick as pick_bench
 import quality
 import measure_check
 import rd_plot
@@ -41,6 +42,7 @@ BUILT = os.path.join(ROOT, ".build", "release", "clipkit")
 # The bench runs a copy of the release binary, so that a rebuild while it runs cannot change what is measured.
 CLIPKIT = os.path.join(CACHE, "bin", "clipkit")
 START_MS = []  # median wall time of `clipkit --version`, in ms
+PICK = []  # bench/pick.py's result: thumb --pick best against a first-frame thumbnail + a keyframe pass
 FORCE = []  # ["--force"] when clipkit has it: timed runs do the work, whatever clipkit's incremental state says
 GNU_TIME = "/usr/bin/time"
 FF = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y"]
@@ -769,6 +771,10 @@ def main():
         log(f"thumb --at 50%: {label} ({fast_runs} runs each)")
         results.append(("thumb --at 50%", label, run_task("thumb seek", seek_tools(src), fast_runs, log), {}))
 
+    # thumb --pick best: what choosing a poster costs (bench/pick.py)
+    log("thumb --pick best (bench/pick.py)")
+    PICK.append(pick_bench.run(CLIPKIT, c("src10_720p.mp4" if quick else "src60_1080p.mp4"), max(runs, 5), os.path.join(WORK, "pick"), run_timed))
+
     # batch thumbnails
     bdir = c("batch")
     clips = sorted(os.path.join(bdir, f) for f in os.listdir(bdir) if f.endswith(".mp4") and ".part." not in f)
@@ -986,6 +992,8 @@ def report(results, quick, runs, fast_runs, startup_runs, elapsed, load0, load1,
             r = rows["clipkit"]["wall"] / rows["ffmpegthumbnailer -t 50"]["wall"]
             # information (issue 12): the cost of the exact, verified seek path; no target was set
             target(f"thumb --at 50% ({label}): wall time vs ffmpegthumbnailer -t 50 (information)", f"{r:.3f}x", True)
+    for result in PICK:
+        target(*pick_bench.target(result))
     batch, _ = find("thumb batch")
     if batch and "wall" in batch.get("clipkit", {}) and "wall" in batch.get("50 x ffmpegthumbnailer", {}):
         r = batch["clipkit"]["wall"] / batch["50 x ffmpegthumbnailer"]["wall"]

@@ -231,8 +231,8 @@ struct GIFCommand: ParsableCommand {
             var runner = InputRunner(batch: batch, outputExtension: outputs.formats[0], fingerprintOptions: shaping)
             runner.limits = options.limits
             runner.companions = Array(outputs.files.dropFirst()) + (posterURL.map { [$0] } ?? [])
-            if outputs.files.isEmpty { runner.siblingExtensions = Array(outputs.formats.dropFirst()) }
-            let files = outputs.files, siblingExtensions = runner.siblingExtensions
+            let files = outputs.files, siblingExtensions = Array(outputs.formats.dropFirst())
+            if files.isEmpty { runner.outputsOf = { [$0] + InputRunner.siblings(of: $0, extensions: siblingExtensions) } }
             try runner.run(inputs, output: output.first) { input, destination, fingerprint in
                 let started = Date()
                 let written = files.isEmpty ? [destination] + InputRunner.siblings(of: destination, extensions: siblingExtensions) : files

@@ -15,11 +15,12 @@ struct InputRunner {
     var limits = Limits()
     /// Files written beside each output (`gif --poster`): up to date only when they are too.
     var companions: [URL] = []
-    /// Other formats written beside each output, named like it with these extensions (`gif
-    /// --format gif,webp`: in.gif and in.webp).
-    var siblingExtensions: [String] = []
+    /// The files one input writes, from its destination (`thumb --count N`: NAME-1.png ...
+    /// NAME-N.png): none may be an input, and the input is up to date only when all are.
+    var outputsOf: @Sendable (URL) -> [URL] = { [$0] }
 
-    /// The outputs named like `destination` with `extensions`.
+    /// The outputs named like `destination` with `extensions` (`gif --format gif,webp`: in.gif
+    /// and in.webp).
     static func siblings(of destination: URL, extensions: [String]) -> [URL] {
         extensions.map { destination.deletingPathExtension().appendingPathExtension($0) }
     }
@@ -96,17 +97,15 @@ struct InputRunner {
         }
         let resolvedInputs = Set(inputs.map { OutputPlan.resolved($0.url) })
         let fingerprintOptions = self.fingerprintOptions, force = batch.force, json = batch.json
-        let limits = self.limits, companions = self.companions, shard = batch.shard.map(\.description)
-        let siblingExtensions = self.siblingExtensions
+        let limits = self.limits, companions = self.companions, outputsOf = self.outputsOf, shard = batch.shard.map(\.description)
         let destinationOf = Dictionary(zip(inputs.map(\.url), destinations), uniquingKeysWith: { first, _ in first })
         let stdoutClosed = Locked(false)
         let reports = Batch(jobs: batch.jobs ?? ProcessInfo.processInfo.activeProcessorCount).run(inputs, work: { input in
             if let problem = input.problem { throw problem }
             let destination = destinationOf[input.url]!
-            for output in [destination] + Self.siblings(of: destination, extensions: siblingExtensions) {
-                try OutputPlan.checkNotInput(output, resolvedInputs: resolvedInputs)
-            }
-            let outputs = [destination] + Self.siblings(of: destination, extensions: siblingExtensions) + companions
+            let written = outputsOf(destination)
+            for output in written { try OutputPlan.checkNotInput(output, resolvedInputs: resolvedInputs) }
+            let outputs = written + companions
             var fingerprint = FingerprintSource.hashingInput(options: fingerprintOptions)
             // Up to date: every output records the fingerprint of these input bytes and options.
             // Only then is the input hashed up front (the hash is reused if it is not).

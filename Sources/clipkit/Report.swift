@@ -33,6 +33,24 @@ struct Report: Sendable, Equatable {
     var durationErrorMs: Int?
     /// `gif`: the size settings written with (for --max-bytes, the ones chosen): lossy, colors, threshold.
     var settings: [String: Int]?
+    /// `thumb --pick best`: the chosen frames, best first (null otherwise).
+    var picks: [Pick]?
+
+    /// One frame `thumb --pick best` chose, and the file it went to.
+    struct Pick: Sendable, Equatable {
+        var output: String
+        var score: FrameScore
+
+        /// Its JSON object: the time rounded up to the millisecond (still within the frame, so
+        /// `--at TIME` gives the same frame), the score and its parts to four decimals.
+        var json: [String: Any] {
+            func rounded(_ value: Double) -> Double { (value * 10000).rounded() / 10000 }
+            let milliseconds = max((score.time * 1000 - 1e-6).rounded(.up), 0)  // (never -0)
+            return ["output": output, "time": milliseconds / 1000, "score": rounded(score.score),
+                    "sharpness": rounded(score.sharpness), "detail": rounded(score.detail),
+                    "colourfulness": rounded(score.colourfulness), "stability": rounded(score.stability), "blank": score.isBlank]
+        }
+    }
 
     init(input: String, outputs: [String] = [], status: Status, error: String? = nil, reason: String? = nil, frames: Int? = nil,
          durationMs: Int? = nil, width: Int? = nil, height: Int? = nil, bytes: Int? = nil, seconds: Double = 0) {
@@ -58,6 +76,7 @@ struct Report: Sendable, Equatable {
             "frames": frames ?? NSNull(), "duration_ms": durationMs ?? NSNull(), "width": width ?? NSNull(),
             "height": height ?? NSNull(), "bytes": bytes ?? NSNull(), "seconds": (seconds * 1000).rounded() / 1000,
             "ssim": ssim ?? NSNull(), "duration_error_ms": durationErrorMs ?? NSNull(), "settings": settings ?? NSNull(),
+            "picks": picks.map { $0.map(\.json) } ?? NSNull(),
         ]
         return Self.jsonLine(fields)
     }

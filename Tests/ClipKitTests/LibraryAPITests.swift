@@ -34,6 +34,14 @@ import TestSupport
         try PNGWriter.write(thumbnail, to: pngURL, channels: .rgb)
         #expect(try PNGReader.read(pngURL).width == 320)
 
+        var best = ThumbnailOptions(pick: .best, count: 2)
+        best.size = .width(160)
+        for poster in try await Thumbnailer(options: best).posters(of: Fixture.url("video/pick.mp4")) {
+            #expect(poster.score.time >= 6 && poster.image.width == 160)  // poster.score: time, score, sharpness, ...
+        }
+        let picks = try await PosterPicker(options: ThumbnailOptions(pick: .best, within: 5)).pick(in: Fixture.url("video/pick.mp4"))
+        #expect(picks.count == 1 && picks[0].time < 5)
+
         let gif = try GIFAnimation(url: gifURL)
         var delays: [Int] = []
         while let frame = try gif.next() {

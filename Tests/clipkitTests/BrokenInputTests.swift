@@ -49,11 +49,13 @@ import TestSupport
         return try #require(box.wait())
     }
 
-    @Test(arguments: ["thumb", "gif", "explode"])
-    func commandSurvivesCorpus(_ command: String) throws {
-        let dir = Fixture.scratchDirectory("corpus-\(command)")
+    @Test(arguments: ["thumb", "gif", "explode", "thumb --pick best --count 2"])
+    func commandSurvivesCorpus(_ commandLine: String) throws {
+        let words = commandLine.split(separator: " ").map(String.init)
+        let command = words[0]
+        let dir = Fixture.scratchDirectory("corpus-\(words.joined())")
         let inputs = try corpus(in: dir)
-        var arguments = [command] + inputs + ["-o", "out/", "--json", "--jobs", "2", "--timeout", "30"]
+        var arguments = [command] + inputs + ["-o", "out/", "--json", "--jobs", "2", "--timeout", "30"] + words.dropFirst()
         if command == "gif" { arguments += ["--fps", "5", "--width", "64"] }
         let result = try runBounded(arguments, in: dir, seconds: 240)
         #expect(result.status == 0 || result.status == 1, "exit \(result.status): \(result.stderr.suffix(500))")

@@ -30,4 +30,18 @@ extension Thumbnailer {
         let thumbnailer = self
         return try await runOnThread("ck.thumbnail") { try thumbnailer.thumbnail(of: url) }
     }
+
+    /// `posters(of:)` without blocking the caller's task.
+    public func posters(of url: URL) async throws -> [Poster] {
+        let thumbnailer = self
+        return try await runOnThread("ck.posters") { try thumbnailer.posters(of: url) }
+    }
+}
+
+extension PosterPicker {
+    /// `pick(in:)` without blocking the caller's task.
+    public func pick(in url: URL) async throws -> [FrameScore] {
+        let picker = self
+        return try await runOnThread("ck.pick") { try picker.pick(in: url) }
+    }
 }

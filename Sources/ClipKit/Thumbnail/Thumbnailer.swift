@@ -1,60 +1,34 @@
-// Grabs one upright, scaled frame of a video: the first, one at a chosen time, or the first non-black one.
+// Grabs upright, scaled frames of a video: the first, one at a chosen time, the first non-black one, or the best posters.
 import Foundation
-
-/// Where in the clip the thumbnail is taken.
-public enum ThumbnailPosition: Sendable, Equatable {
-    /// The first frame.
-    case first
-    /// The frame on screen at this many seconds from the start.
-    case seconds(Double)
-    /// The frame on screen at this fraction (0...1) of the duration.
-    case fraction(Double)
-}
-
-/// Where a thumbnail is taken, its size, black-frame skipping and the limits of one input.
-public struct ThumbnailOptions: Sendable {
-    public var position: ThumbnailPosition = .first
-    public var size: FrameSize = .fit(width: 320, height: 320)
-    /// Take the first frame that is not almost uniformly black or white, looking this far
-    /// (seconds) from the position; nil takes the frame at the position as it is.
-    public var skipBlankWithin: Double?
-    /// Pixels and time allowed for one input.
-    public var limits = Limits()
-    /// The fingerprint the PNG records (a `tEXt` chunk); nil records none.
-    public var fingerprint: FingerprintSource?
-
-    /// The options that shape the thumbnail, in a fixed text form: a `Fingerprint`'s options.
-    /// Limits are not among them: they decide whether a thumbnail is made, not how it looks.
-    public var fingerprintOptions: String {
-        let at: String
-        switch position {
-        case .first: at = "first"
-        case .seconds(let seconds): at = "s:\(seconds)"
-        case .fraction(let fraction): at = "f:\(fraction)"
-        }
-        return "thumb at=\(at) size=\(size.key) skip-blank=\(skipBlankWithin.map { "\($0)" } ?? "off")"
-    }
-
-    public init(position: ThumbnailPosition = .first, size: FrameSize = .fit(width: 320, height: 320),
-                skipBlankWithin: Double? = nil) {
-        self.position = position
-        self.size = size
-        self.skipBlankWithin = skipBlankWithin
-    }
-}
 
 /// What `Thumbnailer.writeThumbnail(of:to:)` wrote.
 public struct ThumbnailResult: Sendable {
+    /// The first (or only) file written.
     public var url: URL
+    /// Size of the pictures written.
     public var width: Int
     public var height: Int
+    /// Bytes written, all files together.
     public var bytes: Int
-    /// Damage in the source that was decoded around (GIF input).
+    /// Damage in the source that was decoded around (GIF input), and, with `count` over 1, a
+    /// note when the clip had fewer distinct frames than asked for.
     public var warnings: [String] = []
+    /// Every file written, best first (`options.outputs(for:)`, as many as there were picks).
+    public var urls: [URL] = []
+    /// With `pick == .best`: the chosen frames, in the order of `urls`; empty otherwise.
+    public var picks: [FrameScore] = []
 }
 
-/// Takes one upright, scaled frame of a video, GIF or still image: the first, one at a time or
-/// percentage (frame-accurate), or the first that is not a black or white fade.
+/// A poster `Thumbnailer.posters(of:)` chose: the frame and how it scored.
+public struct Poster: Sendable {
+    public var score: FrameScore
+    /// The frame at `score.time`, upright and at the requested size.
+    public var image: RGBAImage
+}
+
+/// Takes upright, scaled frames of a video, GIF or still image: the first, one at a time or
+/// percentage (frame-accurate), the first that is not a black or white fade, or
+/// (`pick == .best`) the best posters (`PosterPicker`).
 public struct Thumbnailer: Sendable {
     public var options: ThumbnailOptions
 
@@ -63,36 +37,113 @@ public struct Thumbnailer: Sendable {
     }
 
     /// Writes the thumbnail of `url` to `destination` as a PNG (RGBA when it has transparent
-    /// pixels, RGB otherwise): whole or not at all, and
-    /// within `options.limits.maxOutputBytes`.
+    /// pixels, RGB otherwise), or with `count` over 1 the posters to `options.outputs(for:)`:
+    /// whole or not at all (every file is complete before the first appears), and within
+    /// `options.limits.maxOutputBytes`.
     public func writeThumbnail(of url: URL, to destination: URL) throws -> ThumbnailResult {
-        let stamp = FingerprintStage(options.fingerprint, input: url, deadline: options.limits.started().deadline)
-        defer { stamp.stop() }
-        let (image, warnings) = try take(url)
-        // Transparent pixels (a GIF's, a video's alpha) stay transparent; opaque pictures are RGB.
-        let bytes = try PNGWriter.encode(image, channels: image.isOpaque ? .rgb : .rgba, filter: .sub, fingerprint: try stamp.value())
-        try AtomicFile.write(bytes, to: destination, budget: ByteBudget(limit: options.limits.maxOutputBytes))
-        return ThumbnailResult(url: destination, width: image.width, height: image.height, bytes: bytes.count, warnings: warnings)
-    }
-
-    /// The thumbnail of `url`, upright and scaled.
-    public func thumbnail(of url: URL) throws -> RGBAImage {
-        try take(url).image
-    }
-
-    /// The thumbnail and the damage its source was decoded around.
-    private func take(_ url: URL) throws -> (image: RGBAImage, warnings: [String]) {
+        try options.validate()
         let limits = options.limits.started()
+        let stamp = FingerprintStage(options.fingerprint, input: url, deadline: limits.deadline)
+        defer { stamp.stop() }
+        let names = options.outputs(for: destination)
+        let budget = ByteBudget(limit: limits.maxOutputBytes)
+        // One picture in memory at a time; the files wait, complete, to be renamed together.
+        var files: [AtomicFile] = []
+        var bytes = 0, size = (width: 0, height: 0)
+        var fingerprint: Fingerprint?
+        func write(_ image: RGBAImage) throws {
+            if files.isEmpty {
+                size = (image.width, image.height)
+                // Asked for once the pixels are done: the hash has run beside the decode.
+                fingerprint = try stamp.value()
+            }
+            // Transparent pixels (a GIF's, a video's alpha) stay transparent; opaque pictures are RGB.
+            let png = try PNGWriter.encode(image, channels: image.isOpaque ? .rgb : .rgba, filter: .sub, fingerprint: fingerprint)
+            let file = try AtomicFile(destination: names[files.count], budget: budget)
+            try file.write(png)
+            files.append(file)
+            bytes += png.count
+        }
+        var warnings: [String] = []
+        var taken: [FrameScore] = []
+        if options.pick == .best {
+            let (picks, pickWarnings) = try PosterPicker(options: options).pick(in: url, limits: limits)
+            let takeWarnings: [String]
+            (taken, takeWarnings) = try takePicks(picks, of: url, limits: limits) { try write($1) }
+            warnings = pickWarnings + takeWarnings
+            if taken.count < names.count {
+                let few = picks.count < names.count ? ": only \(picks.count) distinct frame\(picks.count == 1 ? "" : "s") to pick from" : ""
+                warnings.append("wrote \(taken.count) of the \(names.count) posters asked for\(few)")
+            }
+        } else {
+            let image: RGBAImage
+            (image, warnings) = try take(url, limits: limits)
+            try write(image)
+        }
+        for file in files { try file.commit() }
+        return ThumbnailResult(url: names[0], width: size.width, height: size.height, bytes: bytes, warnings: warnings,
+                               urls: files.map(\.destination), picks: taken)
+    }
+
+    /// The thumbnail of `url`, upright and scaled (`pick == .best`: the best poster).
+    public func thumbnail(of url: URL) throws -> RGBAImage {
+        try options.validate()
+        let limits = options.limits.started()
+        guard options.pick == .best else { return try take(url, limits: limits).image }
+        var single = options
+        single.count = 1
+        let best = try PosterPicker(options: single).pick(in: url, limits: limits).picks[0]
+        return try take(url, limits: limits, at: best.time).image
+    }
+
+    /// The best posters of `url` (up to `options.count`, best first) with how they scored,
+    /// whatever `options.pick` says. Every picture is held in memory at once.
+    public func posters(of url: URL) throws -> [Poster] {
+        var best = options
+        best.pick = .best
+        try best.validate()
+        let limits = options.limits.started()
+        var posters: [Poster] = []
+        _ = try takePicks(try PosterPicker(options: best).pick(in: url, limits: limits).picks, of: url, limits: limits) {
+            posters.append(Poster(score: $0, image: $1))
+        }
+        return posters
+    }
+
+    /// Takes each pick's frame at the output size, exactly as `--at` would, and hands it to `body`.
+    /// A pick whose frame cannot be decoded again (a seek the file does not allow, such as
+    /// in a raw stream without timestamps) is left out with a warning; if none can be, the
+    /// first failure is thrown.
+    private func takePicks(_ picks: [FrameScore], of url: URL, limits: Limits,
+                           _ body: (FrameScore, RGBAImage) throws -> Void) throws -> (taken: [FrameScore], warnings: [String]) {
+        var taken: [FrameScore] = [], warnings: [String] = []
+        var firstFailure: ClipKitError?
+        for pick in picks {
+            let image: RGBAImage
+            do {
+                image = try take(url, limits: limits, at: pick.time).image
+            } catch let error as ClipKitError where PosterPicker.isDecodeFailure(error) {
+                firstFailure = firstFailure ?? error
+                warnings.append(String(format: "left out the pick at %.3fs, whose frame could not be decoded again: ", pick.time) + error.description)
+                continue
+            }
+            try body(pick, image)
+            taken.append(pick)
+        }
+        if taken.isEmpty, let firstFailure { throw firstFailure }
+        return (taken, warnings)
+    }
+
+    /// The frame at the position (or at `time`, a frame's exact presentation time), and the
+    /// damage its source was decoded around.
+    private func take(_ url: URL, limits: Limits, at time: Double? = nil) throws -> (image: RGBAImage, warnings: [String]) {
         let reader = try VideoReader(url: url, limits: limits, fullProbe: false)
         var read = FrameReadOptions(size: options.size)
         read.limits = limits
-        read.start = try startTime(in: reader.info, path: url.path, limits: limits)
-        // The decoder's converted and turned picture, one queued, the caller's (and a GIF's canvases).
-        let output = options.size.resolve(width: reader.info.width, height: reader.info.height)
-        let gifCanvases = reader.info.container == "gif" ? 2 * reader.info.width * reader.info.height * 4 : 0
-        try limits.checkMemory(pictures: 4, of: output.width * output.height * 4 + gifCanvases / 4, what: "pictures", path: url.path)
+        read.start = try time ?? startTime(in: reader.info, path: url.path, limits: limits)
+        try Self.checkMemory(for: reader.info, size: options.size, limits: limits, path: url.path)
         read.queueCapacity = 1
-        guard let window = options.skipBlankWithin else {
+        guard let window = options.skipBlankWithin, time == nil else {
             read.maxFrames = 1
             let frames = try reader.frames(options: read)
             let image = try firstFrame(frames, path: url.path).image
@@ -110,6 +161,14 @@ public struct Thumbnailer: Sendable {
         }
         guard let first else { throw ClipKitError.noFrames(path: url.path, reason: "nothing decoded") }
         return (first.image, frames.warnings)
+    }
+
+    /// Refuses a decode at `size` whose pictures cannot fit in `limits.maxMemory`: the decoder's
+    /// converted and turned picture, one queued, the caller's (and a GIF's canvases).
+    static func checkMemory(for info: VideoInfo, size: FrameSize, limits: Limits, path: String) throws {
+        let output = size.resolve(width: info.width, height: info.height)
+        let gifCanvases = info.container == "gif" ? 2 * info.width * info.height * 4 : 0
+        try limits.checkMemory(pictures: 4, of: output.width * output.height * 4 + gifCanvases / 4, what: "pictures", path: path)
     }
 
     private func firstFrame(_ frames: FrameSequence, path: String) throws -> VideoFrame {
