@@ -221,4 +221,8 @@ say cover_art.m4a "AAC with an attached-picture cover"
 "${FF[@]}" -f lavfi -i "testsrc2=size=64x48:rate=60:duration=1" "${X264[@]}" -pix_fmt yuv420p "${BITEXACT[@]}" "$out/fps60.mkv"
 say fps60.mkv "H.264 64x48 60 fps, 1 s, Matroska"
 
+# 27. raw_annexb.h264: a raw H.264 stream (no container, no timestamps), B-frames, a keyframe a second
+"${FF[@]}" -f lavfi -i "testsrc2=size=160x120:rate=10:duration=3" "${X264[@]}" -g 10 -bf 2 -pix_fmt yuv420p -f h264 "$out/raw_annexb.h264"
+say raw_annexb.h264 "raw H.264 160x120 10 fps, 3 s, no timestamps"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

@@ -174,6 +174,23 @@ import TestSupport
         }
     }
 
+    /// A raw stream without timestamps (frames timed by their order at the nominal rate), which
+    /// neither a timestamp nor a byte seek may move: `--at` still gives the frame a full decode
+    /// shows (it failed with "no frame could be decoded": the pass from the beginning could not
+    /// rewind and read nothing).
+    @Test func atWorksOnARawStreamWithoutTimestamps() throws {
+        let url = Fixture.url("video/raw_annexb.h264")
+        var all: [(time: Double, image: RGBAImage)] = []
+        let frames = try VideoReader(url: url).frames(options: FrameReadOptions())
+        while let frame = try frames.next() { all.append((frame.sourceTime, frame.image)) }
+        #expect(all.count == 30)
+        for target in [0.5, 1.25, 2.2] {
+            guard let shown = all.last(where: { $0.time <= target + 1e-6 }) else { continue }
+            let thumb = try Thumbnailer(options: ThumbnailOptions(position: .seconds(target), size: .original)).thumbnail(of: url)
+            #expect(all.first(where: { $0.image == thumb })?.time == shown.time, "at \(target)")
+        }
+    }
+
     /// Cover art in an audio file is not a one-frame video.
     @Test func coverArtIsNoVideo() throws {
         #expect(throws: ClipKitError.noVideoStream(path: Fixture.url("video/cover_art.m4a").path)) {

@@ -261,7 +261,10 @@ final class FrameDecoder: FrameProducer {
             let byBytes = flags & (AVFMT_TS_DISCONT | AVFMT_NOTIMESTAMPS) != 0
             if !(byBytes && av_seek_frame(format, -1, 0, AVSEEK_FLAG_BYTE) >= 0)
                 && avformat_seek_file(format, demuxer.streamIndex, Int64.min, origin, origin, 0) < 0 {
-                return false
+                // A raw stream without timestamps or index may refuse both: rewind the bytes
+                // themselves (the demuxer's buffers emptied), as reopening the file would.
+                guard let io = format.pointee.pb, avio_seek(io, 0, SEEK_SET) >= 0 else { return false }
+                avformat_flush(format)
             }
         case .before(let seconds):
             demuxerMoved = true
