@@ -1,5 +1,4 @@
 // The WebVTT thumbnail track players read: one cue per tile, its payload the sheet and the tile's rectangle.
-import Foundation
 
 /// A WebVTT file of thumbnail cues, the format video.js, Vidstack, Plyr and JW Player read for
 /// scrub-bar previews:
@@ -48,48 +47,5 @@ public enum WebVTT {
             return String(repeating: "0", count: max(0, digits - text.count)) + text
         }
         return "\(pad(hours, 2)):\(pad(minutes, 2)):\(pad(seconds, 2)).\(pad(fraction, 3))"
-    }
-
-    /// The cues of a WebVTT file's text: each block with a `-->` timing line. Nil when the text
-    /// does not start with the `WEBVTT` signature or a timing cannot be read.
-    public static func parse(_ text: String) -> [Cue]? {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
-        guard let first = lines.first, first == "WEBVTT" || first.hasPrefix("WEBVTT ") || first.hasPrefix("WEBVTT\t") else { return nil }
-        lines.removeFirst()
-        var cues: [Cue] = []
-        var index = 0
-        while index < lines.count {
-            let line = lines[index]
-            index += 1
-            guard line.contains("-->") else { continue }
-            let parts = line.components(separatedBy: "-->").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2, let start = milliseconds(parts[0]),
-                  let end = milliseconds(String(parts[1].split(separator: " ").first ?? "")) else { return nil }
-            var payload: [Substring] = []
-            while index < lines.count, !lines[index].isEmpty {
-                payload.append(lines[index])
-                index += 1
-            }
-            cues.append(Cue(startMs: start, endMs: end, payload: payload.joined(separator: "\n")))
-        }
-        return cues
-    }
-
-    /// Milliseconds of `[HH:]MM:SS.mmm`; nil when malformed.
-    static func milliseconds(_ text: String) -> Int? {
-        let fields = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard (2...3).contains(fields.count), let last = fields.last else { return nil }
-        let secondParts = last.split(separator: ".", omittingEmptySubsequences: false)
-        guard secondParts.count == 2, secondParts[0].count == 2, secondParts[1].count == 3,
-              let seconds = Int(secondParts[0]), let fraction = Int(secondParts[1]), seconds < 60 else { return nil }
-        var total = seconds * 1000 + fraction
-        let minutesField = fields[fields.count - 2]
-        guard minutesField.count == 2, let minutes = Int(minutesField), minutes < 60 else { return nil }
-        total += minutes * 60_000
-        if fields.count == 3 {
-            guard fields[0].count >= 2, let hours = Int(fields[0]), hours >= 0 else { return nil }
-            total += hours * 3_600_000
-        }
-        return total
     }
 }
