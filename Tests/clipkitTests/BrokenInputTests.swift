@@ -49,7 +49,7 @@ import TestSupport
         return try #require(box.wait())
     }
 
-    @Test(arguments: ["thumb", "gif", "explode"])
+    @Test(arguments: ["thumb", "gif", "explode", "storyboard"])
     func commandSurvivesCorpus(_ command: String) throws {
         let dir = Fixture.scratchDirectory("corpus-\(command)")
         let inputs = try corpus(in: dir)
