@@ -130,6 +130,7 @@ public struct Storyboarder: Sendable {
             read.fps = 1 / schedule.interval
             read.end = schedule.time(schedule.count)
             read.maxFrames = schedule.count
+            read.skipsBetweenTicks = true
             let frames = try reader.frames(options: read)
             defer { frames.cancel() }
             while let frame = try frames.next() {
