@@ -10,10 +10,16 @@ struct StoryboardCommand: ParsableCommand {
         discussion: """
         Tile i shows the frame on screen at i x interval seconds (--keyframes: the keyframe \
         nearest that time); its cue lasts until the next tile's time, the last one's until the \
-        end of the clip, so every moment is covered by exactly one cue. The output directory \
-        (default ./NAME.storyboard/) holds sheet_0.jpg, sheet_1.jpg, ... (zero-padded when there \
-        are more than ten), storyboard.vtt and storyboard.json (tiles, times, sheets, tile size); \
-        it appears whole or not at all.
+        end of the clip, so every moment is covered by exactly one cue. The default interval is \
+        the smallest whole number of seconds giving at most 100 tiles. A clip shorter than one \
+        interval, or a still image, gives one tile for all of it. Tiles are never larger than \
+        the picture: a --tile larger than the source gives tiles at the source's size.
+
+        The output directory (default ./NAME.storyboard/) appears whole or not at all: \
+        sheet_0.jpg, sheet_1.jpg, ... (--max-sheet tiles each, --columns to a row, the last \
+        cropped to its rows; zero-padded when there are more than ten), storyboard.vtt and \
+        storyboard.json (tiles, times, source frame times, sheets, tile size). JPEG and WebP \
+        are encoded by libavcodec (mjpeg, libwebp), looked up at run time; png needs no encoder.
 
         storyboard.vtt is the thumbnail track video.js, Vidstack, Plyr and JW Player read:
           WEBVTT
@@ -24,14 +30,10 @@ struct StoryboardCommand: ParsableCommand {
           00:00:06.000 --> 00:00:12.000
           sheet_0.jpg#xywh=160,0,160,90
 
-        Tiles are never larger than the picture: a --tile larger than the source gives tiles at \
-        the source's size. A clip shorter than one interval, or a still image, gives one tile \
-        for all of it.
-
         Examples:
-          clipkit storyboard in.mp4                    ./in.storyboard/, at most 100 tiles 160 px wide
+          clipkit storyboard in.mp4               ./in.storyboard/
           clipkit storyboard in.mp4 --interval 5 --tile 240 --format webp
-          clipkit storyboard long.mkv --keyframes      decodes keyframes only (much faster)
+          clipkit storyboard long.mkv --keyframes (keyframes only: faster)
           clipkit storyboard media/ -r -o previews/ --json
         """
     )

@@ -70,7 +70,9 @@ import TestSupport
         frames.limits.maxFrames = 100
         var output = StoryboardOptions()
         output.limits.maxOutputBytes = 2000
-        for (options, option) in [(memory, "--max-memory"), (frames, "--max-frames"), (output, "--max-output")] {
+        var duration = StoryboardOptions(keyframesOnly: true)
+        duration.limits.maxDuration = 2
+        for (options, option) in [(memory, "--max-memory"), (frames, "--max-frames"), (output, "--max-output"), (duration, "--max-duration")] {
             let scratch = Fixture.scratchDirectory()
             #expect { try make("motion.mp4", options, in: scratch) } throws: { "\($0)".contains(option) }
             expectNothingLeft(in: scratch)

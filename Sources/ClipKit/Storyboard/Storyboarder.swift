@@ -79,6 +79,8 @@ public struct Storyboarder: Sendable {
         if duration == nil && !still {
             duration = try StreamTiming.measure(input, limits: limits).duration
         }
+        // A clip longer than --max-duration is refused before anything is decoded.
+        if let duration, !still { try limits.checkSourceSpan(duration, path: path) }
         let schedule = still || (duration ?? 0) <= 0
             ? TileSchedule.single(duration: duration ?? 0)
             : try TileSchedule.plan(options.spacing, duration: duration!, path: path)
@@ -170,5 +172,13 @@ public struct Storyboarder: Sendable {
         try AtomicFile.write(json, to: staging.url.appendingPathComponent(StoryboardManifest.fileName), budget: budget)
         try staging.commit()
         return Result(directory: directory, manifest: manifest, bytes: writer.bytes + vtt.count + json.count, warnings: warnings)
+    }
+}
+
+extension Storyboarder {
+    /// `makeStoryboard(of:in:)` without blocking the caller's task (on one joined thread).
+    public func makeStoryboard(of input: URL, in directory: URL) async throws -> Result {
+        let storyboarder = self
+        return try await runOnThread("ck.storyboard") { try storyboarder.makeStoryboard(of: input, in: directory) }
     }
 }
