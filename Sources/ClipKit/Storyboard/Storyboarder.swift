@@ -90,59 +90,13 @@ public struct Storyboarder: Sendable {
         let budget = ByteBudget(limit: limits.maxOutputBytes)
         var writer = SpriteSheetWriter(layout: layout, format: options.format, encoder: encoder, plannedTiles: schedule.count,
                                        directory: staging.url, budget: budget, path: path)
-        var read = FrameReadOptions(size: .exact(width: tile.width, height: tile.height))
-        read.limits = limits
-        read.queueCapacity = 2
         var tiles: [StoryboardManifest.Tile] = []
-        func add(_ frame: VideoFrame) throws {
+        let decoded = try decodeTiles(of: reader, schedule: schedule, tileSize: tile, still: still, limits: limits) { frame in
             try limits.checkDeadline(path)
             let place = try writer.add(frame.image)
             tiles.append(StoryboardManifest.Tile(startMs: schedule.startMs(tiles.count), endMs: 0,
                                                  frameMs: TileSchedule.milliseconds(frame.sourceTime),
                                                  sheet: place.sheet, x: place.x, y: place.y))
-        }
-
-        // The end of the decoded clip, when the frames ran out before every tile was filled.
-        var decodedEnd: Double?
-        var warnings: [String] = []
-        if still {
-            read.maxFrames = 1
-            let frames = try reader.frames(options: read)
-            defer { frames.cancel() }
-            guard let frame = try frames.next() else { throw ClipKitError.noFrames(path: path, reason: "nothing decoded") }
-            try add(frame)
-            _ = try frames.next()
-            decodedEnd = frames.duration
-            warnings = frames.warnings
-        } else if options.keyframesOnly {
-            read.keyframesOnly = true
-            let frames = try reader.frames(options: read)
-            defer { frames.cancel() }
-            var picker = NearestKeyframePicker(schedule: schedule)
-            while !picker.isDone, let frame = try frames.next() {
-                for (_, chosen) in picker.offer(frame) { try add(chosen) }
-            }
-            if !picker.isDone {
-                let end = frames.duration ?? schedule.time(schedule.count)
-                for (_, chosen) in picker.finish(end: end) { try add(chosen) }
-                if tiles.count < schedule.count { decodedEnd = end }
-            }
-            warnings = frames.warnings
-        } else {
-            read.fps = 1 / schedule.interval
-            read.end = schedule.time(schedule.count)
-            read.maxFrames = schedule.count
-            read.skipsBetweenTicks = true
-            let frames = try reader.frames(options: read)
-            defer { frames.cancel() }
-            while let frame = try frames.next() {
-                guard frame.index == tiles.count else {
-                    throw ClipKitError.internalFailure(path: path, reason: "tile \(frame.index) came out of order")
-                }
-                try add(frame)
-            }
-            if tiles.count < schedule.count { decodedEnd = frames.duration }
-            warnings = frames.warnings
         }
         guard !tiles.isEmpty else { throw ClipKitError.noFrames(path: path, reason: "the video decoded to no frames") }
         try writer.finish()
@@ -150,7 +104,7 @@ public struct Storyboarder: Sendable {
         // Each cue ends where the next starts; the last at the end of the clip (of what decoded,
         // when the frames stopped before the planned tiles did).
         var durationMs = schedule.durationMs
-        if let decodedEnd { durationMs = TileSchedule.milliseconds(decodedEnd) }
+        if let end = decoded.end { durationMs = TileSchedule.milliseconds(end) }
         durationMs = max(durationMs, tiles[tiles.count - 1].startMs + 1)
         for i in tiles.indices { tiles[i].endMs = i + 1 < tiles.count ? tiles[i + 1].startMs : durationMs }
 
@@ -171,7 +125,60 @@ public struct Storyboarder: Sendable {
         let json = Array(manifest.jsonText().utf8)
         try AtomicFile.write(json, to: staging.url.appendingPathComponent(StoryboardManifest.fileName), budget: budget)
         try staging.commit()
-        return Result(directory: directory, manifest: manifest, bytes: writer.bytes + vtt.count + json.count, warnings: warnings)
+        return Result(directory: directory, manifest: manifest, bytes: writer.bytes + vtt.count + json.count, warnings: decoded.warnings)
+    }
+
+    /// Decodes the frames `schedule` asks for, scaled to `tileSize`, handing each tile's frame to
+    /// `add` in tile order: a still's one picture; with `keyframesOnly`, the nearest keyframe of
+    /// each tile time; otherwise the frame on screen at each, sampled by timestamp (seeking over
+    /// what no tile shows). Returns the end of the decoded clip when its frames ran out before
+    /// every tile was filled (nil when all were), and the damage decoded around.
+    private func decodeTiles(of reader: VideoReader, schedule: TileSchedule, tileSize: (width: Int, height: Int), still: Bool,
+                             limits: Limits, add: (VideoFrame) throws -> Void) throws -> (end: Double?, warnings: [String]) {
+        let path = reader.url.path
+        var read = FrameReadOptions(size: .exact(width: tileSize.width, height: tileSize.height))
+        read.limits = limits
+        read.queueCapacity = 2
+        if still {
+            read.maxFrames = 1
+            let frames = try reader.frames(options: read)
+            defer { frames.cancel() }
+            guard let frame = try frames.next() else { throw ClipKitError.noFrames(path: path, reason: "nothing decoded") }
+            try add(frame)
+            // The end message follows: it carries the picture's length and the damage report.
+            _ = try frames.next()
+            return (frames.duration, frames.warnings)
+        }
+        if options.keyframesOnly {
+            read.keyframesOnly = true
+            let frames = try reader.frames(options: read)
+            defer { frames.cancel() }
+            var picker = NearestKeyframePicker(schedule: schedule)
+            var added = 0
+            while !picker.isDone, let frame = try frames.next() {
+                for (_, chosen) in picker.offer(frame) { try add(chosen); added += 1 }
+            }
+            // Once every tile is decided the rest of the clip is not decoded: its end is the planned one.
+            guard !picker.isDone else { return (nil, frames.warnings) }
+            let end = frames.duration ?? schedule.time(schedule.count)
+            for (_, chosen) in picker.finish(end: end) { try add(chosen); added += 1 }
+            return (added < schedule.count ? end : nil, frames.warnings)
+        }
+        read.fps = 1 / schedule.interval
+        read.end = schedule.time(schedule.count)
+        read.maxFrames = schedule.count
+        read.skipsBetweenTicks = true
+        let frames = try reader.frames(options: read)
+        defer { frames.cancel() }
+        var added = 0
+        while let frame = try frames.next() {
+            guard frame.index == added else {
+                throw ClipKitError.internalFailure(path: path, reason: "tile \(frame.index) came out of order")
+            }
+            try add(frame)
+            added += 1
+        }
+        return (added < schedule.count ? frames.duration : nil, frames.warnings)
     }
 }
 
