@@ -31,6 +31,7 @@ import quality
 import measure_check
 import rd_plot
 import webmp4
+import storyboard
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -733,6 +734,9 @@ def main():
         rows["clipkit"]["q"] = quality.measure(rows["clipkit"]["kept"], dsrc, 10, REFS)
     results.append(("decode limit", dlabel, rows, {"src": dsrc, "seconds": quality.probe_duration(dsrc)}))
 
+    # storyboard: a 10 min 1080p clip to sprite sheets, with and without --keyframes, beside ffmpeg's tile recipe
+    results += storyboard.run(run_task, Tool, CLIPKIT, FORCE, FF, CACHE, runs, log)
+
     # explode: a 100-frame 480x270 GIF written by clipkit gif
     anim = c("anim.gif")
     log("explode: making anim.gif with clipkit gif")
@@ -1114,6 +1118,7 @@ def report(results, quick, runs, fast_runs, startup_runs, elapsed, load0, load1,
                 r = ck["wall"] / ex[peer]["wall"]
                 target(f"explode 100-frame GIF: wall time at most 0.5x {peer}", f"{r:.3f}x", r <= 0.5)
         target("explode: peak RSS under 50 MB", f"{mb(ck['rss_kb'])} MB", ck["rss_kb"] < 50 * 1024)
+    storyboard.targets(results, target, mb)
     add("")
     missed = sum(1 for t in T if t is False)
     add(f"{missed} target(s) missed." if missed else "All targets met.")

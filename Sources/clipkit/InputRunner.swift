@@ -8,6 +8,8 @@ struct InputRunner {
     let batch: BatchOptions
     /// The output file extension ("png", "gif") or nil when outputs are directories (explode).
     let outputExtension: String?
+    /// The extension of output directories' default names (`NAME.frames`, `NAME.storyboard`).
+    var directoryExtension = "frames"
     /// The options that shape the outputs (`fingerprintOptions` of the command's options): with
     /// the input's bytes they make the fingerprint an up-to-date output records.
     let fingerprintOptions: String
@@ -29,9 +31,9 @@ struct InputRunner {
     /// (with or without a trailing slash; created if missing), mirroring sub-directories of
     /// directory inputs. With one input named on the command line, `-o` is the output itself,
     /// unless it ends with `/` or is an existing directory: then the output goes inside it
-    /// (explode: `-o` is the frames directory itself). Without `-o`, the current directory.
+    /// (explode, storyboard: `-o` is the output directory itself). Without `-o`, the current directory.
     func destination(for input: BatchInput, output: String?, directoryMode: Bool) -> URL {
-        let name = input.url.deletingPathExtension().lastPathComponent + (outputExtension.map { "." + $0 } ?? ".frames")
+        let name = input.url.deletingPathExtension().lastPathComponent + "." + (outputExtension ?? directoryExtension)
         var base = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         if let output {
             if !directoryMode && (outputExtension == nil || !OutputPlan.isDirectoryTarget(output)) {

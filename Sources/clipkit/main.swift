@@ -6,13 +6,13 @@ import Foundation
 struct Clipkit: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clipkit",
-        abstract: "Short video clips to GIFs, frames and thumbnails.",
+        abstract: "Short video clips to GIFs, frames, thumbnails and storyboards.",
         discussion: """
         Exit codes: 0 every input done, 1 at least one input failed (the others are still \
         written), 2 bad usage. Errors are one line per input on stderr.
         """,
         version: "0.1.0",
-        subcommands: [GIFCommand.self, ExplodeCommand.self, ThumbCommand.self, InfoCommand.self]
+        subcommands: [GIFCommand.self, ExplodeCommand.self, ThumbCommand.self, StoryboardCommand.self, InfoCommand.self]
     )
 }
 

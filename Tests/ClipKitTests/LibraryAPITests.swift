@@ -54,6 +54,11 @@ import TestSupport
         _ = try await GIFConverter(options: options).convert(video: clipURL, to: dir.appendingPathComponent("b.gif"), poster: posterURL)
         #expect(try PNGReader.read(posterURL).width == 320)
 
+        let boardURL = dir.appendingPathComponent("clip.storyboard")
+        let board = try await Storyboarder(options: StoryboardOptions(spacing: .interval(0.5))).makeStoryboard(of: clipURL, in: boardURL)
+        #expect(board.manifest.tiles.count == 6 && board.manifest.sheets.map(\.file) == ["sheet_0.jpg"])
+        #expect(FileManager.default.fileExists(atPath: boardURL.appendingPathComponent("storyboard.vtt").path))
+
         do {
             _ = try VideoReader(url: Fixture.url("video/audio_only.m4a"))
             Issue.record("audio-only file opened")

@@ -267,7 +267,7 @@ enum Decoded {
 
 extension Hostile {
     @Suite struct Inputs {
-        static let commands = ["gif", "explode", "thumb", "info"]
+        static let commands = ["gif", "explode", "thumb", "storyboard", "info"]
 
         /// Every file of Fixtures/hostile but its README, and each `*.frames/frames.json`.
         static let corpus: [String] = {
@@ -295,6 +295,7 @@ extension Hostile {
             case "gif": "result.gif"
             case "thumb": "result.png"
             case "explode": "result.frames"
+            case "storyboard": "result.storyboard"
             default: nil
             }
         }
@@ -360,6 +361,11 @@ extension Hostile {
                 case "explode":
                     let exploded = try Decoded.explode(try #require(output))
                     #expect(!exploded.files.isEmpty, "\(name): no frames exploded")
+                case "storyboard":
+                    let directory = try #require(output)
+                    let manifest = try StoryboardManifest.read(from: directory.appendingPathComponent(StoryboardManifest.fileName))
+                    let track = try ThumbnailTrack(contentsOf: directory.appendingPathComponent(manifest.vtt))
+                    #expect(track.coverageProblem(durationMs: manifest.durationMs) == nil, "\(name): \(track.coverageProblem(durationMs: manifest.durationMs) ?? "")")
                 default:
                     let lines = try Decoded.jsonLines(run.stdout)
                     #expect(lines.count == 1 && lines.first?["input"] as? String == input.path, "\(name): \(run.stdout)")

@@ -45,11 +45,9 @@ public struct Exploder: Sendable {
                 return try explodeGIF(input, into: directory, limits: limits, stamp: stamp)
             }
             return try explodeVideo(input, into: directory, limits: limits, stamp: stamp)
-        } catch ClipKitError.outputFailed(let path, let reason) where path.contains("/.\(directory.lastPathComponent)") && path.contains(".clipkit-") {
+        } catch {
             // Name the output the user asked for, not the hidden directory it was being built in.
-            let file = URL(fileURLWithPath: path).lastPathComponent
-            let isStagingItself = file.hasPrefix(".") && file.contains(".clipkit-")
-            throw ClipKitError.outputFailed(path: isStagingItself ? directory.path : directory.appendingPathComponent(file).path, reason: reason)
+            throw StagingDirectory.userFacing(error, target: directory)
         }
     }
 

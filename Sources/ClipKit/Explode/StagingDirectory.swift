@@ -1,4 +1,4 @@
-// A hidden directory beside an explode's output that becomes the output when complete; replaces only clipkit's own output.
+// A hidden directory beside an output directory (explode, storyboard) that becomes it when complete; replaces only clipkit's own output.
 import Foundation
 
 /// Built beside the target and renamed into place by `commit()`; removed with everything in it
@@ -9,10 +9,10 @@ final class StagingDirectory {
     private var committed = false
 
     /// Refuses a `target` that is a file, or a non-empty directory unless it is provably an
-    /// earlier explode's output (see `checkReplaceable`) and either `force` is set or its manifest
-    /// records a fingerprint (an out-of-date output, redone as a rerun redoes a GIF). `inputs`
-    /// are never inside a replaced directory.
-    init(for target: URL, force: Bool, inputs: [URL]) throws {
+    /// earlier output of this `kind` (see `checkReplaceable`) and either `force` is set or its
+    /// manifest records a fingerprint (an out-of-date output, redone as a rerun redoes a GIF).
+    /// `inputs` are never inside a replaced directory.
+    init(for target: URL, force: Bool, inputs: [URL], kind: OutputDirectoryKind = .frames) throws {
         self.target = target
         let fileManager = FileManager.default
         let path = target.path
@@ -23,10 +23,10 @@ final class StagingDirectory {
             }
             let contents = try Self.contents(of: path)
             if !contents.isEmpty {
-                guard force || FramesManifest.recordedFingerprint(in: target) != nil else {
-                    throw ClipKitError.outputFailed(path: path, reason: "directory is not empty (--force replaces an earlier explode's output)")
+                guard force || kind.recordedFingerprint(target) != nil else {
+                    throw ClipKitError.outputFailed(path: path, reason: "directory is not empty (--force replaces an earlier \(kind.command)'s output)")
                 }
-                try Self.checkReplaceable(target, contents: contents, inputs: inputs)
+                try Self.checkReplaceable(target, contents: contents, inputs: inputs, kind: kind)
             }
         }
         let parent = target.deletingLastPathComponent()
@@ -58,13 +58,13 @@ final class StagingDirectory {
         TempFileRegistry.shared.removeDirectory(url.path)
     }
 
-    /// An existing directory may be replaced only when all of this holds: it holds a frames.json
-    /// that clipkit wrote (its `format` mark), every other entry is a regular file that manifest
-    /// lists, it is not the current directory, and no input is inside it (or is it).
-    static func checkReplaceable(_ target: URL, contents: [String], inputs: [URL]) throws {
+    /// An existing directory may be replaced only when all of this holds: it holds the manifest
+    /// of `kind` that clipkit wrote (its `format` mark), every other entry is a regular file that
+    /// manifest lists, it is not the current directory, and no input is inside it (or is it).
+    static func checkReplaceable(_ target: URL, contents: [String], inputs: [URL], kind: OutputDirectoryKind = .frames) throws {
         let path = target.path
         func refuse(_ reason: String) -> ClipKitError {
-            .outputFailed(path: path, reason: "\(reason); --force only replaces a directory an earlier explode wrote")
+            .outputFailed(path: path, reason: "\(reason); --force only replaces a directory an earlier \(kind.command) wrote")
         }
         let real = target.resolvingSymlinksInPath().standardizedFileURL.path
         let current = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).resolvingSymlinksInPath().standardizedFileURL.path
@@ -75,18 +75,25 @@ final class StagingDirectory {
             let inputPath = input.resolvingSymlinksInPath().standardizedFileURL.path
             if inputPath == real || inputPath.hasPrefix(real + "/") { throw refuse("it holds an input (\(input.path))") }
         }
-        let manifestURL = target.appendingPathComponent(Exploder.manifestName)
-        guard contents.contains(Exploder.manifestName),
-              let manifest = try? FramesManifest.read(from: manifestURL), manifest.format == FramesManifest.currentFormat else {
-            throw refuse("it holds no frames.json written by clipkit")
+        guard contents.contains(kind.manifestName), let listed = kind.ownedFiles(target) else {
+            throw refuse("it holds no \(kind.manifestName) written by clipkit")
         }
-        let listed = Set(manifest.frames.map(\.file) + [Exploder.manifestName])
         for name in contents {
             var info = stat()
             guard listed.contains(name), lstat(path + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-                throw refuse("it holds \(name), which its frames.json does not list")
+                throw refuse("it holds \(name), which its \(kind.manifestName) does not list")
             }
         }
+    }
+
+    /// `error` naming the output the user asked for (`target` or a file in it) instead of the
+    /// hidden staging directory it was being built in.
+    static func userFacing(_ error: any Error, target: URL) -> any Error {
+        guard case ClipKitError.outputFailed(let path, let reason) = error,
+              path.contains("/.\(target.lastPathComponent)"), path.contains(".clipkit-") else { return error }
+        let file = URL(fileURLWithPath: path).lastPathComponent
+        let isStagingItself = file.hasPrefix(".") && file.contains(".clipkit-")
+        return ClipKitError.outputFailed(path: isStagingItself ? target.path : target.appendingPathComponent(file).path, reason: reason)
     }
 
     private static func contents(of path: String) throws -> [String] {

@@ -33,13 +33,13 @@ public struct Fingerprint: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { text }
 
-    /// The fingerprint recorded in an output clipkit wrote: a PNG, a GIF, or an exploded
-    /// directory (whose manifest must list only frames that are there); nil when there is none
+    /// The fingerprint recorded in an output clipkit wrote: a PNG, a GIF, or an exploded or
+    /// storyboard directory (whose manifest must list only files that are there); nil when there is none
     /// or the output is incomplete. Reads a few hundred bytes of a PNG or GIF.
     public static func recorded(in output: URL) -> Fingerprint? {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: output.path, isDirectory: &isDirectory) else { return nil }
-        if isDirectory.boolValue { return FramesManifest.recordedFingerprint(in: output) }
+        if isDirectory.boolValue { return OutputDirectoryKind.all.lazy.compactMap { $0.recordedFingerprint(output) }.first }
         guard let tail = tail(of: output, bytes: 512) else { return nil }
         return fromPNG(tail) ?? fromGIF(tail) ?? fromTrailingBox(tail)
     }

@@ -236,7 +236,7 @@ public struct FramesManifest: Codable, Equatable, Sendable {
         }
     }
 
-    private static func describe(_ error: DecodingError) -> String {
+    static func describe(_ error: DecodingError) -> String {
         func at(_ context: DecodingError.Context) -> String {
             let path = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
             return path.isEmpty ? "" : " at \(path)"
@@ -250,7 +250,7 @@ public struct FramesManifest: Codable, Equatable, Sendable {
         }
     }
 
-    private static func quoted(_ text: String) -> String {
+    static func quoted(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

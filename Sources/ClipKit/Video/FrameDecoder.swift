@@ -16,6 +16,8 @@ final class FrameDecoder: FrameProducer {
     private let scaledSize: (width: Int, height: Int)
     private let rotation: Rotation
     private var sampler: FrameSampler
+    /// Seeks over what sparse ticks cannot show (`options.skipsBetweenTicks`).
+    private var skipper: TickSkipper?
     let expectedCount: Int?
 
     init(demuxer: Demuxer, options: FrameReadOptions) throws {
@@ -30,6 +32,9 @@ final class FrameDecoder: FrameProducer {
         outputSize = options.size.resolve(width: info.width, height: info.height)
         scaledSize = rotation.swapsAxes ? (outputSize.height, outputSize.width) : outputSize
         sampler = FrameSampler(start: options.start, end: options.end, interval: options.fps.map { 1 / $0 })
+        if options.skipsBetweenTicks && options.fps != nil && !options.keyframesOnly {
+            skipper = TickSkipper(stream: stream, origin: origin ?? 0)
+        }
         if let duration = info.duration, options.start >= duration, duration > 0 {
             throw ClipKitError.startPastEnd(path: demuxer.path, start: options.start, duration: duration)
         }
@@ -103,6 +108,7 @@ final class FrameDecoder: FrameProducer {
             decoded = 0
             stopped = false
             sampler = FrameSampler(start: options.start, end: options.end, interval: options.fps.map { 1 / $0 })
+            if skipper != nil { skipper = TickSkipper(stream: demuxer.stream, origin: origin ?? 0) }
         }
         let end = clipEnd()
         if hasCandidate && !stopped {
@@ -134,6 +140,22 @@ final class FrameDecoder: FrameProducer {
         let mayGiveUp = point != .beginning
         guard seek(format, to: point) || !mayGiveUp else { return false }
         var givenUp = false
+        /// Where to seek next to skip ahead (or, after a bad landing, to go back to); see `TickSkipper`.
+        var relocation: SeekPlan.Point?
+
+        /// Seeks for the skipper, dropping the candidate (no tick can show it any more); throws
+        /// when not even the beginning can be sought to.
+        func relocate() throws {
+            while let point = relocation {
+                relocation = nil
+                av_frame_unref(candidate)
+                hasCandidate = false
+                lastTime = nil
+                if seek(format, to: point) { return }
+                relocation = skipper?.retryPoint()
+            }
+            throw ClipKitError.corrupt(path: path, reason: "cannot seek back after skipping ahead")
+        }
 
         func receiveFrames() throws {
             while !stopped && !givenUp {
@@ -155,6 +177,11 @@ final class FrameDecoder: FrameProducer {
                     givenUp = true
                     return
                 }
+                if skipper?.accepts(frameTime: time, damaged: damaged) == false {
+                    // Skipped past the tick's frame: decode it from an earlier point.
+                    relocation = skipper?.retryPoint()
+                    return
+                }
                 try options.checkTimestamp(time, path: demuxer.path)
                 if let last = lastTime, time > last { lastDelta = time - last }
                 lastTime = time
@@ -173,29 +200,38 @@ final class FrameDecoder: FrameProducer {
             }
         }
 
-        while !stopped && !givenUp {
-            try options.limits.checkDeadline(path)
-            let status = av_read_frame(format, packet)
-            if status < 0 { break }  // end of file, or a truncated one: decode what we have
-            defer { av_packet_unref(packet) }
-            guard packet.pointee.stream_index == demuxer.streamIndex else { continue }
-            if options.keyframesOnly && packet.pointee.flags & AV_PKT_FLAG_KEY == 0 { continue }
-            if options.fps != nil { skipIfUnneeded(packet.pointee, codec: codec) }
-            let sent = avcodec_send_packet(codec, packet)
-            if sent < 0 && sent != ck_averror_eagain() {
-                firstPacketError = firstPacketError ?? ffmpegMessage(sent)
-                continue
+        repeat {
+            if relocation != nil { try relocate() }
+            while !stopped && !givenUp {
+                try options.limits.checkDeadline(path)
+                // Only once a tick is out: until then the pass may still be given up.
+                if relocation == nil, sequence.pushedCount > 0, let tick = sampler.nextTickTime, skipper?.shouldJump(to: tick) == true {
+                    relocation = skipper?.jump(to: tick)
+                }
+                if relocation != nil { try relocate() }
+                let status = av_read_frame(format, packet)
+                if status < 0 { break }  // end of file, or a truncated one: decode what we have
+                defer { av_packet_unref(packet) }
+                guard packet.pointee.stream_index == demuxer.streamIndex else { continue }
+                if options.keyframesOnly && packet.pointee.flags & AV_PKT_FLAG_KEY == 0 { continue }
+                skipper?.noteRead(packet.pointee)
+                if options.fps != nil { skipIfUnneeded(packet.pointee, codec: codec) }
+                let sent = avcodec_send_packet(codec, packet)
+                if sent < 0 && sent != ck_averror_eagain() {
+                    firstPacketError = firstPacketError ?? ffmpegMessage(sent)
+                    continue
+                }
+                try receiveFrames()
             }
-            try receiveFrames()
-        }
-        if givenUp { return false }
-        // The deadline also interrupts av_read_frame, which then looks like the end of the file.
-        try options.limits.checkDeadline(path)
-        if !stopped {
-            codec.pointee.skip_frame = options.keyframesOnly ? AVDISCARD_NONKEY : AVDISCARD_DEFAULT
-            avcodec_send_packet(codec, nil)
-            try receiveFrames()
-        }
+            if givenUp { return false }
+            // The deadline also interrupts av_read_frame, which then looks like the end of the file.
+            try options.limits.checkDeadline(path)
+            if !stopped && relocation == nil {
+                codec.pointee.skip_frame = options.keyframesOnly ? AVDISCARD_NONKEY : AVDISCARD_DEFAULT
+                avcodec_send_packet(codec, nil)
+                try receiveFrames()
+            }
+        } while relocation != nil && !stopped
         if givenUp || (mayGiveUp && decoded == 0) { return false }
         return true
     }

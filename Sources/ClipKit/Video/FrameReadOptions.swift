@@ -13,6 +13,9 @@ public struct FrameReadOptions: Sendable {
     public var maxFrames: Int?
     /// Decode only keyframes.
     public var keyframesOnly = false
+    /// With `fps`, seek over stretches no tick can show (see `TickSkipper`): for ticks seconds
+    /// apart in files with an index. Same frames, less decoding.
+    var skipsBetweenTicks = false
     /// Output size of the upright picture.
     public var size: FrameSize = .original
     /// How many decoded frames may wait for the consumer.

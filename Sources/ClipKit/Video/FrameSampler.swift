@@ -34,6 +34,14 @@ struct FrameSampler: Sendable {
         return Double(index) * interval
     }
 
+    /// The next tick to fill, in seconds from the stream start; nil without an interval or past the end.
+    var nextTickTime: Double? {
+        guard let interval else { return nil }
+        let tick = start + Double(nextIndex) * interval
+        if let end, tick >= end - Self.epsilon { return nil }
+        return tick
+    }
+
     /// True once no later frame can produce output (the last tick or the end has been passed).
     func isExhausted(candidateTime: Double) -> Bool {
         if let end, candidateTime >= end - Self.epsilon { return true }
