@@ -6,7 +6,7 @@ import Foundation
 struct GIFCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gif",
-        abstract: "Convert videos to looping GIFs with exact delays, per-frame palettes and small files.",
+        abstract: "Convert videos to looping GIFs with exact delays, per-frame palettes and small files (and animated WebP, MP4).",
         discussion: """
         Frame i shows the source frame on screen at start + i/fps (chosen by timestamp), and \
         delays are rounded cumulatively to centiseconds, so the GIF lasts as long as the clip.
@@ -26,6 +26,8 @@ struct GIFCommand: ParsableCommand {
           clipkit gif a.mp4 b.mov -o gifs/
           clipkit gif f1.png f2.png f3.png --delay 20 -o anim.gif
           clipkit gif anim.frames/frames.json -o rebuilt.gif
+          clipkit gif in.mov -o in.gif -o in.webp -o in.mp4     three formats, one decode
+          clipkit gif in.mov --max-bytes 2MB --json              the least lossy GIF under 2 MB, its SSIM
         """
     )
 
