@@ -127,7 +127,6 @@ struct GIFCommand: ParsableCommand {
                 throw ClipKitError.invalidOption(name: "--quality", reason: "must be 1 to 100, got \(quality)")
             }
             guard lossy == 0 else { throw ClipKitError.invalidOption(name: "--quality", reason: "give --quality or --lossy, not both") }
-            options.lossy = GIFOptions.lossyLevel(forQuality: quality)
         }
         if let maxBytes { options.maxBytes = try ByteSize.parse(maxBytes, option: "--max-bytes") }
         if measure == false, minQuality != nil {
@@ -144,6 +143,8 @@ struct GIFCommand: ParsableCommand {
             throw ClipKitError.invalidOption(name: "--palette", reason: "'\(palette)' is not per-frame or global")
         }
         options.palette = mode
+        // --quality picks colours, dithering and threshold along the frontier; those given explicitly win.
+        if let quality { options.apply(quality: quality) }
         if noLoop && loop != nil {
             throw ClipKitError.invalidOption(name: "--no-loop", reason: "give --loop N or --no-loop, not both")
         }
