@@ -122,7 +122,7 @@ public struct GIFOptions: Sendable {
 extension GIFOptions {
     /// Points of the frontier, best first: at each, the colours and change threshold (no
     /// dithering) that gave the fewest bytes for their SSIM on both bench clips (10 s 720p and
-    /// 60 s 1080p at 10 fps, 480 px; bench/rd.py). There, fewer colours and a coarser threshold
+    /// 60 s 1080p at 10 fps, 480 px; bench/rd_sweep.py). There, fewer colours and a coarser threshold
     /// always cost less SSIM per byte saved than `--lossy` (at every level tried, alone or on
     /// top), and no dithering beat every dithering method below the default.
     static let qualityAnchors: [(quality: Int, colors: Int, threshold: Int)] = [
