@@ -503,7 +503,7 @@ def batch_tools(clips):
 # --- rate-distortion: bytes vs SSIM for GIF size control -------------------------------------------
 
 LOSSY_LEVELS = (20, 40, 80, 200)
-QUALITY_LEVELS = (25, 50, 75, 90)
+QUALITY_LEVELS = (10, 25, 50, 75, 90)  # --quality: 25 (10 s clip) and 75 (60 s) land just above gifsicle --lossy=80's SSIM
 MAX_BYTES_FRACTIONS = (0.25, 0.50, 0.75)
 GIFSICLE_LOSSY = (20, 80, 200)
 RECIPE, RECIPE_O3 = "ffmpeg palettegen/paletteuse", "ffmpeg recipe + gifsicle -O3"

@@ -1,4 +1,4 @@
-// `gif --max-bytes`: the least lossy GIF that fits, never a byte over; clear errors when nothing fits.
+// `gif --max-bytes`: the least lossy GIF that fits, never a byte over; clear errors when nothing fits. `--quality`.
 import Foundation
 import Testing
 import TestSupport
@@ -65,16 +65,35 @@ import TestSupport
         #expect(other.stdout.contains("\"status\":\"ok\""), "a new limit redoes it: \(other.stdout)")
     }
 
-    @Test func qualityIsALossyLevel() throws {
-        let levels = (1...100).map(GIFOptions.lossyLevel(forQuality:))
-        #expect(levels.first == 400 && levels.last == 0)
-        #expect(zip(levels, levels.dropFirst()).allSatisfy { $0 >= $1 }, "lower quality is never less lossy")
+    @Test func qualityMovesAlongTheFrontier() throws {
+        // 100 is the default output; below it, no dithering, and never more colours or a finer threshold.
+        #expect(GIFOptions.settings(forQuality: 100) == GIFSettings(GIFOptions()))
+        let picks = (1...99).map(GIFOptions.settings(forQuality:))
+        #expect(picks.allSatisfy { $0.dither == .none && $0.lossy == 0 && (2...256).contains($0.colors) })
+        #expect(zip(picks, picks.dropFirst()).allSatisfy { $0.colors <= $1.colors && $0.changeThreshold >= $1.changeThreshold })
         let dir = Fixture.scratchDirectory()
-        #expect(try CLI.run(["gif", Self.clip.path, "-o", "q.gif", "--quality", "50"], in: dir).status == 0)
-        #expect(try CLI.run(["gif", Self.clip.path, "-o", "l.gif", "--lossy", "\(GIFOptions.lossyLevel(forQuality: 50))"], in: dir).status == 0)
-        #expect(try Data(contentsOf: dir.appendingPathComponent("q.gif")) == Data(contentsOf: dir.appendingPathComponent("l.gif")))
+        #expect(try CLI.run(["gif", Self.clip.path, "-o", "default.gif"], in: dir).status == 0)
+        #expect(try CLI.run(["gif", Self.clip.path, "-o", "q100.gif", "--quality", "100"], in: dir).status == 0)
+        #expect(try Data(contentsOf: dir.appendingPathComponent("q100.gif")) == Data(contentsOf: dir.appendingPathComponent("default.gif")))
+        // --quality N is its settings given one by one.
+        let half = GIFOptions.settings(forQuality: 50)
+        #expect(try CLI.run(["gif", Self.clip.path, "-o", "q50.gif", "--quality", "50"], in: dir).status == 0)
+        #expect(try CLI.run(["gif", Self.clip.path, "-o", "s50.gif", "--colors", "\(half.colors)", "--dither", "none",
+                             "--threshold", "\(half.changeThreshold)"], in: dir).status == 0)
+        #expect(try Data(contentsOf: dir.appendingPathComponent("q50.gif")) == Data(contentsOf: dir.appendingPathComponent("s50.gif")))
+        // Lower quality, smaller files.
+        #expect(try CLI.run(["gif", Self.clip.path, "-o", "q20.gif", "--quality", "20"], in: dir).status == 0)
+        let sizes = try ["default", "q50", "q20"].map { try size(dir.appendingPathComponent("\($0).gif")) }
+        #expect(sizes[0] > sizes[1] && sizes[1] > sizes[2], "\(sizes)")
+        let low = try Decoded.gif(dir.appendingPathComponent("q20.gif"), keep: 0)
+        let reference = try Decoded.gif(dir.appendingPathComponent("default.gif"), keep: 0)
+        #expect(low.delays.reduce(0, +) == reference.delays.reduce(0, +), "the same length (frames may merge)")
+        // What is given explicitly wins over what --quality picks.
+        let mine = try CLI.run(["gif", Self.clip.path, "-o", "mine.gif", "--quality", "50", "--colors", "200", "--json"], in: dir)
+        #expect(mine.status == 0 && mine.stdout.contains("\"colors\":200") && mine.stdout.contains("\"threshold\":\(half.changeThreshold)"), "\(mine.stdout)")
         for bad in ["0", "101", "abc"] {
             #expect(try CLI.run(["gif", Self.clip.path, "-o", "x.gif", "--quality", bad], in: dir).status == 2, "\(bad)")
         }
+        #expect(try CLI.run(["gif", Self.clip.path, "-o", "x.gif", "--quality", "50", "--lossy", "20"], in: dir).status == 2)
     }
 }

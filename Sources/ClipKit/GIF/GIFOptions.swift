@@ -36,20 +36,6 @@ public struct GIFOptions: Sendable {
     public var lossy = 0
     public static let maxLossy = 1000
 
-    /// The `--lossy` level for `--quality` 1...100 (100 exact; 90 about 10; 50 about 80; 1 is 400),
-    /// interpolated between measured points. On the bench's 10 s 720p clip: quality 100 gives SSIM
-    /// 0.962 at 3.3 MB, 80 (lossy 20) 0.921 at 2.5 MB, 50 (lossy 80) 0.871 at 1.9 MB, 20 (lossy 200)
-    /// 0.828 at 1.5 MB.
-    public static func lossyLevel(forQuality quality: Int) -> Int {
-        let points: [(quality: Int, lossy: Int)] = [(100, 0), (90, 10), (80, 20), (70, 35), (60, 55), (50, 80),
-                                                    (40, 110), (30, 150), (20, 200), (10, 280), (1, 400)]
-        let q = min(max(quality, 1), 100)
-        for (high, low) in zip(points, points.dropFirst()) where q <= high.quality && q >= low.quality {
-            let t = Double(high.quality - q) / Double(high.quality - low.quality)
-            return Int((Double(high.lossy) + t * Double(low.lossy - high.lossy)).rounded())
-        }
-        return 0
-    }
     /// The largest GIF wanted, in bytes (`--max-bytes`); nil for no limit. The GIF is written at
     /// several lossy levels (from `lossy` up) side by side and the least lossy one that fits is
     /// kept; when none does, colours, the change threshold and then the width are lowered for a
@@ -136,6 +122,45 @@ public struct GIFOptions: Sendable {
     }
 }
 
+/// `--quality`: one knob that moves along the measured bytes-against-SSIM frontier.
+extension GIFOptions {
+    /// Points of the frontier, best first: at each, the colours and change threshold (no
+    /// dithering) that gave the fewest bytes for their SSIM on both bench clips (10 s 720p and
+    /// 60 s 1080p at 10 fps, 480 px; bench/rd_sweep.py). There, fewer colours and a coarser threshold
+    /// always cost less SSIM per byte saved than `--lossy` (at every level tried, alone or on
+    /// top), and no dithering beat every dithering method below the default.
+    static let qualityAnchors: [(quality: Int, colors: Int, threshold: Int)] = [
+        (100, 256, 250), (95, 256, 500), (90, 128, 750), (80, 96, 1000), (70, 64, 1500), (60, 48, 2000),
+        (50, 48, 3000), (40, 32, 3000), (30, 24, 3000), (20, 16, 3000), (10, 8, 4000), (1, 8, 6000),
+    ]
+
+    /// The settings `--quality` 1...100 stands for. 100 is the default output (256 colours,
+    /// Floyd-Steinberg, threshold 250, exact); below it dithering is off and colours and the
+    /// change threshold move between the anchors geometrically; lossy LZW stays off. Lower
+    /// quality never has more colours or a finer threshold.
+    public static func settings(forQuality quality: Int) -> GIFSettings {
+        let q = min(max(quality, 1), 100)
+        let defaults = GIFSettings(GIFOptions())
+        if q == 100 { return defaults }
+        for (high, low) in zip(qualityAnchors, qualityAnchors.dropFirst()) where q <= high.quality && q >= low.quality {
+            let t = Double(high.quality - q) / Double(high.quality - low.quality)
+            func geometric(_ a: Int, _ b: Int) -> Int { Int((Double(a) * pow(Double(b) / Double(a), t)).rounded()) }
+            return GIFSettings(lossy: 0, colors: geometric(high.colors, low.colors),
+                               changeThreshold: geometric(high.threshold, low.threshold), dither: .none)
+        }
+        return defaults
+    }
+
+    /// Applies `settings(forQuality:)` to colours, dithering and threshold, except to those
+    /// already set away from their defaults (the caller's win).
+    public mutating func apply(quality: Int) {
+        let picked = Self.settings(forQuality: quality), defaults = GIFOptions()
+        if colors == defaults.colors { colors = picked.colors }
+        if dither == defaults.dither { dither = picked.dither }
+        if changeThreshold == defaults.changeThreshold { changeThreshold = picked.changeThreshold }
+    }
+}
+
 /// What a conversion produced.
 public struct GIFResult: Sendable {
     public var url: URL
@@ -174,10 +199,16 @@ public struct GIFSettings: Sendable, Equatable {
     public var lossy: Int
     public var colors: Int
     public var changeThreshold: Int
+    public var dither: DitherMethod
 
     public init(_ options: GIFOptions) {
-        lossy = options.lossy
-        colors = options.colors
-        changeThreshold = options.changeThreshold
+        self.init(lossy: options.lossy, colors: options.colors, changeThreshold: options.changeThreshold, dither: options.dither)
+    }
+
+    public init(lossy: Int, colors: Int, changeThreshold: Int, dither: DitherMethod) {
+        self.lossy = lossy
+        self.colors = colors
+        self.changeThreshold = changeThreshold
+        self.dither = dither
     }
 }
