@@ -33,24 +33,25 @@ struct ProgressReporter: Sendable {
     }
 
     func finish(_ result: GIFResult, seconds: Double) {
-        guard enabled else { return }
-        if isTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         var measured = ""
         if let ssim = result.ssim { measured += String(format: ", SSIM %.4f", ssim) }
         if result.settings.lossy > 0 { measured += ", lossy \(result.settings.lossy)" }
         if result.settings.colors < 256 { measured += ", \(result.settings.colors) colours" }
-        let line = String(format: "%@: %d frames, %.2fs, %dx%d, %@%@, %.2fs\n",
-                          result.url.path, result.frameCount, Double(result.durationCentiseconds) / 100,
-                          result.width, result.height, Self.bytes(result.bytes), measured, seconds)
-        FileHandle.standardError.write(Data(line.utf8))
+        summary(result.url, frames: result.frameCount, duration: Double(result.durationCentiseconds) / 100,
+                width: result.width, height: result.height, bytes: result.bytes, extra: measured, seconds: seconds)
     }
 
     func finish(_ result: AnimationResult, seconds: Double) {
+        summary(result.url, frames: result.frameCount, duration: Double(result.durationMilliseconds) / 1000,
+                width: result.width, height: result.height, bytes: result.bytes, extra: "", seconds: seconds)
+    }
+
+    /// The one summary line of an output written.
+    private func summary(_ url: URL, frames: Int, duration: Double, width: Int, height: Int, bytes: Int, extra: String, seconds: Double) {
         guard enabled else { return }
         if isTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        let line = String(format: "%@: %d frames, %.2fs, %dx%d, %@, %.2fs\n",
-                          result.url.path, result.frameCount, Double(result.durationMilliseconds) / 1000,
-                          result.width, result.height, Self.bytes(result.bytes), seconds)
+        let line = String(format: "%@: %d frames, %.2fs, %dx%d, %@%@, %.2fs\n",
+                          url.path, frames, duration, width, height, Self.bytes(bytes), extra, seconds)
         FileHandle.standardError.write(Data(line.utf8))
     }
 

@@ -62,19 +62,7 @@ final class AtomicFile {
     /// Closes the temp file and renames it over the destination.
     func commit() throws {
         guard !done else { return }
-        done = true
-        defer { TempFileRegistry.shared.remove(temporaryPath) }
-        if close(fileDescriptor) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(temporaryPath)
-            throw ClipKitError.outputFailed(path: destination.path, reason: reason)
-        }
-        fileDescriptor = -1
-        if rename(temporaryPath, destination.path) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(temporaryPath)
-            throw ClipKitError.outputFailed(path: destination.path, reason: reason)
-        }
+        try finishWriting().commit()
     }
 
     /// Closes the complete temp file and hands it on, to be committed with the input's other

@@ -88,15 +88,26 @@ extension GIFConverter {
         }
         let budget = ByteBudget(limit: options.limits.maxOutputBytes)
         let branches = pipeline.tee("\(stageLabel).tee", from: decoded, count: animationTargets.count, capacity: 2)
-        let results = zip(animationTargets, branches).map { target, branch in
+        let sinks = animationSinks(pipeline, branches: branches, options: options, budget: budget, source: url.path)
+        return try Self.finished(sinks, source: url.path)
+    }
+
+    /// One sink per animation target, each on its own stage thread, fed from its branch of the decode.
+    func animationSinks(_ pipeline: Pipeline, branches: [BoundedQueue<DecodedMessage>], options: GIFOptions, budget: ByteBudget,
+                        source: String) -> [BoundedQueue<FinishedAnimation>] {
+        zip(animationTargets, branches).map { target, branch in
             pipeline.stage("\(stageLabel).\(target.format.rawValue)", from: branch, capacity: 1) {
                 (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<FinishedAnimation>) in
-                try AnimationStage.run(input, output, target: target, options: options, budget: budget, source: url.path)
+                try AnimationStage.run(input, output, target: target, options: options, budget: budget, source: source)
             }
         }
-        return try results.map { queue in
+    }
+
+    /// Waits for each sink's finished (uncommitted) file.
+    static func finished(_ sinks: [BoundedQueue<FinishedAnimation>], source: String) throws -> [FinishedAnimation] {
+        try sinks.map { queue in
             guard let finished = try queue.pop() else {
-                throw ClipKitError.internalFailure(path: url.path, reason: "an animation writer ended without its file")
+                throw ClipKitError.internalFailure(path: source, reason: "an animation writer ended without its file")
             }
             return finished
         }

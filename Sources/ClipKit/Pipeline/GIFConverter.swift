@@ -230,12 +230,7 @@ public struct GIFConverter: Sendable {
                 if case .frame(let first) = try input.pop() { output.push(first.image) }
             }
         }
-        let animations = animationTargets.map { target in
-            pipeline.stage("\(stageLabel).\(target.format.rawValue)", from: branches.removeFirst(), capacity: 1) {
-                (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<FinishedAnimation>) in
-                try AnimationStage.run(input, output, target: target, options: options, budget: budget, source: source)
-            }
-        }
+        let animations = animationSinks(pipeline, branches: Array(branches), options: options, budget: budget, source: source)
         // The poster, encoded once the fingerprint is known; committed right after the GIF.
         let writePoster = { (fingerprint: Fingerprint?) throws -> AtomicFile? in
             guard let poster, let posterImage else { return nil }
@@ -250,12 +245,7 @@ public struct GIFConverter: Sendable {
         }
         // The animations' finished files, and those of an earlier pass (`heldAnimations`).
         let finishAnimations = { () throws -> [FinishedAnimation] in
-            try animations.map { queue in
-                guard let finished = try queue.pop() else {
-                    throw ClipKitError.internalFailure(path: source, reason: "an animation writer ended without its file")
-                }
-                return finished
-            } + heldAnimations
+            try Self.finished(animations, source: source) + heldAnimations
         }
         guard let destination, let quantized else {
             let finished = try finishAnimations()
