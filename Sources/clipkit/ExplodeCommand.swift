@@ -42,9 +42,7 @@ struct ExplodeCommand: ParsableCommand {
         options.limits = limits.limits
         try InputRunner.validate {
             if let frames { options.frames = try FrameSelection(parsing: frames) }
-            if let fps, !(fps > 0 && fps <= Exploder.maxFPS) {
-                throw ClipKitError.invalidOption(name: "--fps", reason: "must be more than 0 and at most \(Int(Exploder.maxFPS)), got \(fps)")
-            }
+            try options.validate()
         }
         var runner = InputRunner(batch: batch, outputExtension: nil, fingerprintOptions: options.fingerprintOptions)
         runner.limits = options.limits

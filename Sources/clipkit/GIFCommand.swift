@@ -205,9 +205,7 @@ struct GIFCommand: ParsableCommand {
             parsed = try makeOptions()
             job = try self.job()
             outputs = try outputSet(job: job)
-            if let delay, !(2...65535).contains(delay) {
-                throw ClipKitError.invalidOption(name: "--delay", reason: "must be 2 to 65535 centiseconds (browsers play shorter delays as 10)")
-            }
+            if let delay { try TimingBounds.checkDelays([delay], in: TimingBounds.givenDelay, name: "--delay") }
             if delay != nil && fps != nil {
                 throw ClipKitError.invalidOption(name: "--delay", reason: "give --delay or --fps, not both")
             }

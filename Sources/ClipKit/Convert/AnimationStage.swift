@@ -21,12 +21,6 @@ struct FinishedAnimation: Sendable {
         if let size = try? FileManager.default.attributesOfItem(atPath: result.url.path)[.size] as? Int { committed.bytes = size }
         return committed
     }
-
-    /// Records `fingerprint` at the end of the file (see `Fingerprint.trailingBox`); nil records none.
-    func record(_ fingerprint: Fingerprint?) throws {
-        guard let fingerprint else { return }
-        try file.append(fingerprint.trailingBox(for: result.format), riffSize: result.format == .webp)
-    }
 }
 
 /// What a conversion wrote as animated WebP or MP4.
@@ -41,9 +35,22 @@ public struct AnimationResult: Sendable {
     public var bytes: Int
 }
 
-/// The stage body of one animation sink: frames are timed like the GIF's (source time divided by
-/// the speed), the last one lasts until the stream's end. The writer is made at the first frame
-/// (its size is the frames'), owned by this stage's thread; its file leaves only finished.
+/// The WebP/MP4 side of one pass: sinks to encode from its decode, or files an earlier decode
+/// finished (`--max-bytes`: the GIF's passes may change its size, not theirs).
+enum AnimationPlan {
+    case encode([AnimationTarget])
+    case finished([FinishedAnimation])
+
+    /// The sinks this pass's decode feeds.
+    var targets: [AnimationTarget] {
+        if case .encode(let targets) = self { return targets }
+        return []
+    }
+}
+
+/// The stage body of one animation sink: frames arrive in output time, the last one lasts until
+/// the stream's end. The writer is made at the first frame (its size is the frames'), owned by
+/// this stage's thread; its file leaves only finished.
 enum AnimationStage {
     static func run(_ input: BoundedQueue<DecodedMessage>, _ output: BoundedQueue<FinishedAnimation>, target: AnimationTarget,
                     options: GIFOptions, budget: ByteBudget, source: String) throws {
@@ -57,10 +64,9 @@ enum AnimationStage {
                                                  width: frame.image.width, height: frame.image.height, frameRate: options.fps,
                                                  limits: options.limits, budget: budget)
                 }
-                try writer?.add(frame.image, time: frame.time / options.speed)
-            case .end(let duration, let warnings):
+                try writer?.add(frame.image, time: frame.time)
+            case .end(let seconds, let warnings):
                 guard let writer else { throw ClipKitError.noFrames(path: source, reason: "no frames to write") }
-                let seconds = duration / options.speed
                 try writer.finish(duration: seconds)
                 let result = AnimationResult(url: target.url, format: target.format, width: writer.width, height: writer.height,
                                              frameCount: writer.frameCount, durationMilliseconds: Int((seconds * 1000).rounded()),
@@ -72,42 +78,42 @@ enum AnimationStage {
     }
 }
 
-extension GIFConverter {
+extension ConversionRun {
     /// The WebP/MP4 outputs alone, finished but not committed (`--max-bytes`: its GIF passes may
     /// change the picture's size).
-    func encodeAnimations(video url: URL, options: GIFOptions) throws -> [FinishedAnimation] {
+    func encodeAnimations(options: GIFOptions) throws -> [FinishedAnimation] {
+        guard case .video(let url) = source else { return [] }
         let reader = try VideoReader(url: url, limits: options.limits, fullProbe: true, defaultOptions: nil)
         var read = readOptions(options)
         read.queueCapacity = try Self.queueCapacity(info: reader.info, options: options, path: url.path)
         let producer = try reader.makeProducer(options: read)
         let pipeline = Pipeline()
         defer { pipeline.stop() }
-        let decoded = pipeline.stage("\(stageLabel).decode", capacity: read.queueCapacity) { (queue: BoundedQueue<DecodedMessage>) in
-            var output = FrameOutput(queue: queue, maxFrames: nil)
+        let decoded = pipeline.stage("\(stageLabel).decode", capacity: read.queueCapacity) { [read] (queue: BoundedQueue<DecodedMessage>) in
+            var output = FrameOutput(queue: queue, options: read)
             try producer.run(into: &output)
         }
-        let budget = ByteBudget(limit: options.limits.maxOutputBytes)
-        let branches = pipeline.tee("\(stageLabel).tee", from: decoded, count: animationTargets.count, capacity: 2)
-        let sinks = animationSinks(pipeline, branches: branches, options: options, budget: budget, source: url.path)
-        return try Self.finished(sinks, source: url.path)
+        let branches = pipeline.tee("\(stageLabel).tee", from: decoded, count: outputs.animations.count, capacity: 2)
+        let sinks = animationSinks(pipeline, targets: outputs.animations, branches: branches, options: options)
+        return try Self.finished(sinks, path: url.path)
     }
 
     /// One sink per animation target, each on its own stage thread, fed from its branch of the decode.
-    func animationSinks(_ pipeline: Pipeline, branches: [BoundedQueue<DecodedMessage>], options: GIFOptions, budget: ByteBudget,
-                        source: String) -> [BoundedQueue<FinishedAnimation>] {
-        zip(animationTargets, branches).map { target, branch in
+    func animationSinks(_ pipeline: Pipeline, targets: [AnimationTarget], branches: [BoundedQueue<DecodedMessage>],
+                        options: GIFOptions) -> [BoundedQueue<FinishedAnimation>] {
+        zip(targets, branches).map { target, branch in
             pipeline.stage("\(stageLabel).\(target.format.rawValue)", from: branch, capacity: 1) {
-                (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<FinishedAnimation>) in
-                try AnimationStage.run(input, output, target: target, options: options, budget: budget, source: source)
+                [budget = job.budget, path] (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<FinishedAnimation>) in
+                try AnimationStage.run(input, output, target: target, options: options, budget: budget, source: path)
             }
         }
     }
 
     /// Waits for each sink's finished (uncommitted) file.
-    static func finished(_ sinks: [BoundedQueue<FinishedAnimation>], source: String) throws -> [FinishedAnimation] {
+    static func finished(_ sinks: [BoundedQueue<FinishedAnimation>], path: String) throws -> [FinishedAnimation] {
         try sinks.map { queue in
             guard let finished = try queue.pop() else {
-                throw ClipKitError.internalFailure(path: source, reason: "an animation writer ended without its file")
+                throw ClipKitError.internalFailure(path: path, reason: "an animation writer ended without its file")
             }
             return finished
         }

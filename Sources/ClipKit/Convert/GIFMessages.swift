@@ -8,7 +8,7 @@ typealias DecodedMessage = StreamMessage<VideoFrame>
 /// previous delay.
 struct QuantizedFrame: Sendable {
     var frame: GIFFrame
-    /// Output time in seconds (source time divided by the speed).
+    /// Output time in seconds.
     var time: Double
     var isUnchanged: Bool
     /// The source frame's luma, for the writer's measurement (`GIFOptions.measure`); nil when

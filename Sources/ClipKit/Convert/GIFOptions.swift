@@ -11,7 +11,7 @@ public enum PaletteMode: String, Sendable, CaseIterable {
 
 /// Everything that shapes a GIF made by `GIFConverter`, and the limits of one input.
 public struct GIFOptions: Sendable {
-    /// Output frames per second (at most 50: browsers slow down shorter delays).
+    /// Output frames per second (at most `TimingBounds.maxGIFFPS`: browsers slow down shorter delays).
     public var fps: Double = 10
     public var size: FrameSize = .width(480)
     /// Seconds into the source where the GIF starts.
@@ -85,19 +85,10 @@ public struct GIFOptions: Sendable {
         return "gif " + (fields + lossyField).joined(separator: " ")
     }
 
-    public static let maxFPS = 50.0
-
     /// Throws `ClipKitError.invalidOption` for values that cannot work.
     public func validate() throws {
-        guard fps.isFinite, fps > 0 else {
-            throw ClipKitError.invalidOption(name: "--fps", reason: "must be more than 0, got \(fps)")
-        }
-        guard fps <= Self.maxFPS else {
-            throw ClipKitError.invalidOption(name: "--fps", reason: "at most 50: GIF delays are whole centiseconds and browsers play delays under 2 cs as 10 cs")
-        }
-        guard speed.isFinite, speed >= 0.01, speed <= 100 else {
-            throw ClipKitError.invalidOption(name: "--speed", reason: "must be between 0.01 and 100, got \(speed)")
-        }
+        try TimingBounds.checkFPS(fps, atMost: TimingBounds.maxGIFFPS)
+        try TimingBounds.checkSpeed(speed)
         guard (2...256).contains(colors) else {
             throw ClipKitError.invalidOption(name: "--colors", reason: "must be 2 to 256, got \(colors)")
         }

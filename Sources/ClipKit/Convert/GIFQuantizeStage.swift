@@ -23,7 +23,7 @@ struct GIFQuantizeStage {
     }
 
     /// The stage body: frames in, quantised frames out, the end passed on with the output
-    /// duration (source seconds divided by the speed).
+    /// duration (frames arrive in output time).
     mutating func run(_ input: BoundedQueue<DecodedMessage>, _ output: BoundedQueue<QuantizedMessage>) throws {
         while let message = try input.pop() {
             switch message {
@@ -31,12 +31,12 @@ struct GIFQuantizeStage {
                 // A huge frame takes a while to quantise: the deadline is checked around it, and
                 // the ditherer gives up part-way once it has passed.
                 try options.limits.checkDeadline(source)
-                var quantized = quantize(frame.image, time: frame.time / options.speed)
+                var quantized = quantize(frame.image, time: frame.time)
                 if options.measure { quantized.sourceLuma = LumaPlane(frame.image) }
                 try options.limits.checkDeadline(source)
                 if !output.push(.frame(quantized)) { return }
             case .end(let duration, let warnings):
-                output.push(.end(duration: duration / options.speed, warnings: warnings))
+                output.push(.end(duration: duration, warnings: warnings))
                 return
             }
         }

@@ -61,7 +61,7 @@ struct GIFWriterStage {
     }
 
     /// The stream ended `duration` seconds after the first frame: writes what is held back and
-    /// `fingerprint` (as a comment) and the trailer. The GIF is still a temp file until `commit()`.
+    /// `fingerprint` (as a comment) and the trailer. The GIF is still a temp file until `handOver()`.
     mutating func finish(duration: Double, fingerprint: Fingerprint? = nil) throws -> GIFResult {
         guard let encoder, let last = pending.last else {
             throw ClipKitError.noFrames(path: source, reason: "no frames to write")
@@ -93,9 +93,10 @@ struct GIFWriterStage {
     /// The mean SSIM of the frames so far (`options.measure`).
     var ssimSoFar: Double? { meter?.ssim }
 
-    /// Moves the finished GIF into place.
-    func commit() throws {
-        try encoder?.commit()
+    /// The finished GIF, still under its temp name, to be committed with the input's other outputs.
+    func handOver() throws -> FinishedFile {
+        guard let encoder else { throw ClipKitError.noFrames(path: source, reason: "no frames to write") }
+        return try encoder.handOver()
     }
 
     private mutating func start(with first: QuantizedFrame) throws {
@@ -109,17 +110,14 @@ struct GIFWriterStage {
         if options.measure { meter = GIFQualityMeter(width: size.width, height: size.height) }
     }
 
-    /// Longest delay one GIF image can carry (a 16-bit field of centiseconds).
-    static let maxDelay = 65535
-
     private mutating func write(_ image: GIFEncoder.PreparedImage, delay: Int) throws {
-        let first = min(delay, Self.maxDelay)
+        let first = min(delay, TimingBounds.imageDelay.upperBound)
         try encoder?.write(image, delay: first)
         // A longer stillness (a gap in the source over 655.35 s) continues in images that draw
         // nothing, so the GIF keeps the source's timing instead of cutting it short.
         var rest = delay - first
         while rest > 0 {
-            let hold = GIFFrame(width: 1, height: 1, delay: min(rest, Self.maxDelay), disposal: .none, transparentIndex: 0,
+            let hold = GIFFrame(width: 1, height: 1, delay: min(rest, TimingBounds.imageDelay.upperBound), disposal: .none, transparentIndex: 0,
                                 localPalette: [0, 0, 0, 0, 0, 0], indices: [0])
             try options.limits.checkFrames((encoder?.frameCount ?? 0) + 1, path: source)
             try encoder?.add(hold)

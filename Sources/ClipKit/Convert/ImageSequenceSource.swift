@@ -3,7 +3,7 @@ import Foundation
 
 /// Reads PNG frames one at a time on the decode thread; frame i is shown from the sum of the
 /// delays before it.
-final class ImageSequenceSource: FrameProducer {
+final class ImageSequenceSource: FrameProducer, Sendable {
     private let images: [URL]
     private let delays: [Int]
     private let limits: Limits

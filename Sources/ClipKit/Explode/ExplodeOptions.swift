@@ -24,6 +24,11 @@ public struct ExplodeOptions: Sendable {
         set { limits.maxPixels = newValue }
     }
 
+    /// Throws `ClipKitError.invalidOption` for values that cannot work.
+    public func validate() throws {
+        if let fps { try TimingBounds.checkFPS(fps, atMost: TimingBounds.maxExplodeFPS) }
+    }
+
     public init(frames: FrameSelection? = nil, fps: Double? = nil, force: Bool = false, maxPixels: Int = 100_000_000) {
         self.frames = frames
         self.fps = fps

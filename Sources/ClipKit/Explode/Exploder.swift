@@ -24,18 +24,13 @@ public struct Exploder: Sendable {
         self.options = options
     }
 
-    /// Most frames per second `--fps` samples a video at (each tick is an output frame).
-    public static let maxFPS = 1000.0
-
     /// True when the file starts with a GIF signature, whatever its name.
     public static func isGIF(_ url: URL) -> Bool { GIFFrameSource.isGIF(url) }
 
     /// Writes `frame_NNNN.png` for each (selected) frame of `input` and `frames.json` into
     /// `directory`.
     public func explode(_ input: URL, into directory: URL) throws -> Result {
-        if let fps = options.fps, !(fps > 0 && fps <= Self.maxFPS) {
-            throw ClipKitError.invalidOption(name: "--fps", reason: "must be more than 0 and at most \(Int(Self.maxFPS)), got \(fps)")
-        }
+        try options.validate()
         try InputFile.check(input.path)
         let limits = options.limits.started()
         let stamp = FingerprintStage(options.fingerprint, input: input, deadline: limits.deadline)

@@ -85,9 +85,6 @@ public struct FramesManifest: Codable, Equatable, Sendable {
     public var durationMs: Int
     public var frames: [Frame]
 
-    /// Longest delay accepted, in centiseconds: 100 hours.
-    static let maxDelay = 36_000_000
-
     /// The `format` clipkit writes.
     public static let currentFormat = "clipkit-frames/1"
 
@@ -212,8 +209,8 @@ public struct FramesManifest: Codable, Equatable, Sendable {
                 throw bad("frame \(i): file '\(frame.file)' must be a file name in the manifest's directory")
             }
             // Over 65535 (a GIF image's most) is fine: `gif` carries it on in images that draw nothing.
-            guard (0...Self.maxDelay).contains(frame.delayCs) else {
-                throw bad("\(name): delay_cs \(frame.delayCs) is not 0 to \(Self.maxDelay) centiseconds")
+            guard TimingBounds.frameDelay.contains(frame.delayCs) else {
+                throw bad("\(name): delay_cs \(frame.delayCs) is not 0 to \(TimingBounds.frameDelay.upperBound) centiseconds")
             }
             guard frame.delayMs == frame.delayCs * 10 else {
                 throw bad("\(name): delay_ms \(frame.delayMs) does not match delay_cs \(frame.delayCs) (expected \(frame.delayCs * 10))")

@@ -235,6 +235,11 @@ public final class GIFEncoder {
         try file.commit()
     }
 
+    /// Closes the finished temp file and hands it on, to be committed with other outputs.
+    func handOver() throws -> FinishedFile {
+        try file.finishWriting()
+    }
+
     private func withColorMap(_ palette: Palette?, _ body: (UnsafeMutablePointer<ColorMapObject>?) throws -> Void) throws {
         guard let palette else { return try body(nil) }
         // GIF tables hold a power of two entries; pad with black.

@@ -16,14 +16,6 @@ func runOnThread<T: Sendable>(_ name: String, _ body: @escaping @Sendable () thr
     return value
 }
 
-extension GIFConverter {
-    /// `convert(video:to:poster:)` without blocking the caller's task.
-    public func convert(video url: URL, to destination: URL, poster: URL? = nil) async throws -> GIFResult {
-        let converter = self
-        return try await runOnThread("ck.convert") { try converter.convert(video: url, to: destination, poster: poster) }
-    }
-}
-
 extension Thumbnailer {
     /// `thumbnail(of:)` without blocking the caller's task.
     public func thumbnail(of url: URL) async throws -> RGBAImage {

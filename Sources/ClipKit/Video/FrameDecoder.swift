@@ -31,7 +31,7 @@ final class FrameDecoder: FrameProducer {
         rotation = info.rotation
         outputSize = options.size.resolve(width: info.width, height: info.height)
         scaledSize = rotation.swapsAxes ? (outputSize.height, outputSize.width) : outputSize
-        sampler = FrameSampler(start: options.start, end: options.end, interval: options.fps.map { 1 / $0 })
+        sampler = FrameSampler(start: options.start, end: options.end, interval: options.tickInterval)
         if options.skipsBetweenTicks && options.fps != nil && !options.keyframesOnly {
             skipper = TickSkipper(stream: stream, origin: origin ?? 0)
         }
@@ -107,7 +107,7 @@ final class FrameDecoder: FrameProducer {
             lastDelta = 0
             decoded = 0
             stopped = false
-            sampler = FrameSampler(start: options.start, end: options.end, interval: options.fps.map { 1 / $0 })
+            sampler = FrameSampler(start: options.start, end: options.end, interval: options.tickInterval)
             if skipper != nil { skipper = TickSkipper(stream: demuxer.stream, origin: origin ?? 0) }
         }
         let end = clipEnd()

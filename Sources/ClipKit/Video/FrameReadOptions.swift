@@ -9,6 +9,9 @@ public struct FrameReadOptions: Sendable {
     public var end: Double?
     /// Output frames per second, chosen by timestamp; nil takes every frame.
     public var fps: Double?
+    /// Playback speed: frames arrive in output time, the source time divided by it (2 plays twice
+    /// as fast); with `fps`, ticks fall `speed / fps` source seconds apart.
+    public var speed: Double = 1
     /// Stop after this many output frames.
     public var maxFrames: Int?
     /// Decode only keyframes.
@@ -35,13 +38,19 @@ public struct FrameReadOptions: Sendable {
         self.size = size
     }
 
+    /// Ticks per source second: `fps / speed`.
+    var sourceRate: Double? { fps.map { $0 / speed } }
+
+    /// Source seconds between ticks.
+    var tickInterval: Double? { sourceRate.map { 1 / $0 } }
+
     /// How many output frames a clip of `duration` seconds at `frameRate` should give (for
     /// progress); nil when unknown.
     func expectedCount(duration: Double?, frameRate: Double?, sourceFrames: Int? = nil) -> Int? {
         var expected: Int?
         if let duration {
             let span = min(end ?? duration, duration) - start
-            if let fps { expected = max(1, Int(min((span * fps - 1e-6).rounded(.up), 1e9))) }
+            if let fps = sourceRate { expected = max(1, Int(min((span * fps - 1e-6).rounded(.up), 1e9))) }
             else if let frameRate { expected = max(1, Int(min((span * frameRate).rounded(), 1e9))) }
             else { expected = sourceFrames }
         }
@@ -57,9 +66,8 @@ public struct FrameReadOptions: Sendable {
 
     /// Throws `invalidOption` for values that cannot work.
     func validate() throws {
-        if let fps, !(fps > 0 && fps.isFinite) {
-            throw ClipKitError.invalidOption(name: "--fps", reason: "must be a positive number, got \(fps)")
-        }
+        if let fps { try TimingBounds.checkFPS(fps, atMost: .infinity) }
+        try TimingBounds.checkSpeed(speed)
         if !(start >= 0 && start.isFinite) {
             throw ClipKitError.invalidOption(name: "--start", reason: "must be zero or more seconds")
         }

@@ -11,15 +11,18 @@ protocol FrameProducer: AnyObject {
 }
 
 /// Where a producer puts its frames: the queue, counted against `maxFrames`. Owned by the
-/// producing thread.
+/// producing thread. The one place where source time becomes output time: every time and the
+/// end's duration are divided by `speed` here, so no consumer divides again.
 struct FrameOutput {
     let queue: BoundedQueue<StreamMessage<VideoFrame>>
     let maxFrames: Int?
+    let speed: Double
     private(set) var pushedCount = 0
 
-    init(queue: BoundedQueue<StreamMessage<VideoFrame>>, maxFrames: Int?) {
+    init(queue: BoundedQueue<StreamMessage<VideoFrame>>, options: FrameReadOptions) {
         self.queue = queue
-        self.maxFrames = maxFrames
+        maxFrames = options.maxFrames
+        speed = options.speed
     }
 
     /// Queues `image` once for each output place it fills. False when output must stop: the
@@ -27,15 +30,15 @@ struct FrameOutput {
     mutating func push(_ image: RGBAImage, at places: [FrameSampler.Emission], sourceTime: Double) -> Bool {
         for place in places {
             if let maxFrames, pushedCount >= maxFrames { return false }
-            if !queue.push(.frame(VideoFrame(image: image, index: place.index, time: place.time, sourceTime: sourceTime))) { return false }
+            if !queue.push(.frame(VideoFrame(image: image, index: place.index, time: place.time / speed, sourceTime: sourceTime))) { return false }
             pushedCount += 1
         }
         return !(maxFrames.map { pushedCount >= $0 } ?? false)
     }
 
-    /// The last message: the output timeline lasts `duration` seconds.
+    /// The last message: the source timeline lasts `duration` seconds (the output's, divided by the speed).
     func end(duration: Double, warnings: [String] = []) {
-        queue.push(.end(duration: duration, warnings: warnings))
+        queue.push(.end(duration: duration / speed, warnings: warnings))
     }
 }
 
@@ -53,10 +56,9 @@ public final class FrameSequence: Sendable {
         let queue = BoundedQueue<StreamMessage<VideoFrame>>(capacity: Swift.max(1, options.queueCapacity))
         self.queue = queue
         expectedCount = producer.expectedCount
-        let maxFrames = options.maxFrames
         thread = StageThread(name: "ck.decode") {
             do {
-                var output = FrameOutput(queue: queue, maxFrames: maxFrames)
+                var output = FrameOutput(queue: queue, options: options)
                 try producer.run(into: &output)
                 queue.finish()
             } catch {

@@ -41,7 +41,7 @@ final class GIFFrameSource: FrameProducer {
     }
 
     func run(into output: inout FrameOutput) throws {
-        var sampler = FrameSampler(start: options.start, end: options.end, interval: options.fps.map { 1 / $0 })
+        var sampler = FrameSampler(start: options.start, end: options.end, interval: options.tickInterval)
         let size = options.size.resolve(width: info.width, height: info.height)
         let scaler = Scaler()
         var candidate: (image: RGBAImage, time: Double)?

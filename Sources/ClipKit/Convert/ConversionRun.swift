@@ -1,0 +1,233 @@
+// One input's conversion: its source, job (started limits, budget, fingerprint) and outputs, and the passes over it.
+import Foundation
+
+/// Where a conversion's frames come from.
+enum ConversionSource: Sendable {
+    /// A video or GIF file.
+    case video(URL)
+    /// PNG frames (same size) with their delays: no poster, WebP/MP4 or fingerprint.
+    case images(ImageSequenceSource, first: URL)
+
+    /// The path errors name.
+    var path: String {
+        switch self {
+        case .video(let url): url.path
+        case .images(_, let first): first.path
+        }
+    }
+}
+
+/// The state of converting one input, handed whole to each pass (as gifski hands each stage one
+/// settings value) instead of riding on copies of the converter: the source, the job's started
+/// limits, budget and fingerprint, the outputs, and the stage names. Passes differ only in the
+/// `GIFOptions` they are given (`--max-bytes` narrows the picture, lowers the colours).
+struct ConversionRun: Sendable {
+    let source: ConversionSource
+    /// The converter's options with what a run derives from them: limits started, measuring on
+    /// when a quality floor is set, the WebP/MP4 loop count from the GIF's.
+    let options: GIFOptions
+    let job: OutputJob
+    let outputs: ConversionOutputs
+    /// The prefix of the stage threads' names (`ck.decode`, `ck.quantise`, ...).
+    let stageLabel: String
+    /// Called on the writing thread after each frame: (frames done, expected total if known).
+    let progress: (@Sendable (Int, Int?) -> Void)?
+
+    init(source: ConversionSource, options: GIFOptions, job: OutputJob, outputs: ConversionOutputs, stageLabel: String,
+         progress: (@Sendable (Int, Int?) -> Void)?) {
+        var options = options
+        options.limits = job.limits
+        if options.minQuality != nil { options.measure = true }
+        // WebP's count is of plays; the GIF's NETSCAPE count N plays N+1 times, none plays once.
+        options.animation.loopCount = options.loopCount.map { $0 == 0 ? 0 : min($0 + 1, 65535) } ?? 1
+        self.source = source
+        self.options = options
+        self.job = job
+        self.outputs = outputs
+        self.stageLabel = stageLabel
+        self.progress = progress
+    }
+
+    var path: String { source.path }
+
+    /// Converts: one pass feeding every output, or (a GIF with `maxBytes`) the WebP/MP4 files
+    /// from a decode of their own, then the GIF's passes until one fits (`GIFFittingPasses`).
+    func convert() throws -> ConversionResult {
+        guard outputs.gif != nil, options.maxBytes != nil else {
+            switch try pass(options, animations: .encode(outputs.animations)) {
+            case .written(let result):
+                return result
+            case .belowFloor(let gif):
+                throw ClipKitError.cannotFit(path: path, reason: String(
+                    format: "the GIF measures SSIM %.3f, below --min-quality %.3g (nothing written): lower --lossy, raise --quality or --colors, or lower --min-quality",
+                    gif.ssim ?? 0, options.minQuality ?? 0))
+            case .doesNotFit, .prunedTooEarly:
+                throw ClipKitError.internalFailure(path: path, reason: "a GIF without a byte limit did not fit")
+            }
+        }
+        var held: [FinishedAnimation] = []
+        if !outputs.animations.isEmpty {
+            var animationOptions = options
+            animationOptions.maxBytes = nil
+            animationOptions.palette = .perFrame
+            held = try encodeAnimations(options: animationOptions)
+        }
+        return try convertFitting(animations: .finished(held))
+    }
+
+    /// One decode into every output with `options`; run again without early stops when one was
+    /// premature, so the output never depends on the writers' timing.
+    func pass(_ options: GIFOptions, animations: AnimationPlan) throws -> PassOutcome {
+        let outcome = try decodePass(options, animations: animations, prune: true)
+        if case .prunedTooEarly = outcome { return try decodePass(options, animations: animations, prune: false) }
+        return outcome
+    }
+
+    /// The frames of one pass: the producer, how many are expected, the queue depth, whether
+    /// frames keep transparency, and the clip's palette (`--palette global`).
+    private struct Opened {
+        var producer: any FrameProducer
+        var read: FrameReadOptions
+        var transparentFrames: Bool
+        var globalPalette: Palette?
+    }
+
+    private func open(_ options: GIFOptions) throws -> Opened {
+        switch source {
+        case .images(let images, _):
+            var read = readOptions(options)
+            read.queueCapacity = 2
+            return Opened(producer: images, read: read, transparentFrames: images.hasTransparency, globalPalette: nil)
+        case .video(let url):
+            var palette: Palette?
+            if options.palette == .global, outputs.gif != nil {
+                let histogram = try gatherColors(video: url, options: options)
+                palette = Quantizer(maxColors: min(options.colors, 255)).palette(for: histogram)
+            }
+            let reader = try VideoReader(url: url, limits: options.limits, fullProbe: true, defaultOptions: nil)
+            // Refuse before decoding when the stretch to convert is known to be too long.
+            if let duration = reader.info.duration {
+                try options.limits.checkSourceSpan(min(options.end ?? duration, duration) - options.start, path: url.path)
+            }
+            var read = readOptions(options)
+            read.queueCapacity = try Self.queueCapacity(info: reader.info, options: options, path: url.path)
+            if options.maxBytes != nil {
+                // Each --max-bytes writer holds up to two frames and (when lossy) what the viewer sees.
+                let output = options.size.resolve(width: reader.info.width, height: reader.info.height)
+                try options.limits.checkMemory(pictures: 3 * GIFWriterLadder.levels(from: options.lossy).count,
+                                               of: output.width * output.height * 4, what: "frames of the --max-bytes writers", path: url.path)
+            }
+            // Transparency is kept: such frames are written whole, each clearing the last.
+            return Opened(producer: try reader.makeProducer(options: read), read: read, transparentFrames: reader.info.hasAlpha,
+                          globalPalette: palette)
+        }
+    }
+
+    /// decode -> (quantise -> GIF writers, poster, WebP/MP4 sinks), then every output committed together.
+    private func decodePass(_ options: GIFOptions, animations: AnimationPlan, prune: Bool) throws -> PassOutcome {
+        let opened = try open(options)
+        let read = opened.read, capacity = read.queueCapacity
+        let globalPalette = opened.globalPalette, transparentFrames = opened.transparentFrames
+        let producer = opened.producer
+        let expectedCount = producer.expectedCount
+        let pipeline = Pipeline()
+        defer { pipeline.stop() }
+        let decoded = pipeline.stage("\(stageLabel).decode", capacity: capacity) { (queue: BoundedQueue<DecodedMessage>) in
+            var output = FrameOutput(queue: queue, options: read)
+            try producer.run(into: &output)
+        }
+        // One branch of the decoded frames per sink: the GIF's quantiser, the poster, each animation.
+        let targets = animations.targets
+        let sinks = (outputs.gif == nil ? 0 : 1) + (outputs.poster == nil ? 0 : 1) + targets.count
+        var branches = pipeline.tee("\(stageLabel).tee", from: decoded, count: sinks, capacity: min(capacity, 2))[...]
+        let quantized = outputs.gif.map { _ in
+            pipeline.stage("\(stageLabel).quantise", from: branches.removeFirst(), capacity: min(capacity, 2)) {
+                [path] (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<QuantizedMessage>) in
+                var stage = GIFQuantizeStage(options: options, globalPalette: globalPalette, transparentFrames: transparentFrames, source: path)
+                try stage.run(input, output)
+            }
+        }
+        let posterImage = outputs.poster.map { _ in
+            pipeline.stage("\(stageLabel).poster", from: branches.removeFirst(), capacity: 1) {
+                (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<RGBAImage>) in
+                if case .frame(let first) = try input.pop() { output.push(first.image) }
+            }
+        }
+        let animationSinks = self.animationSinks(pipeline, targets: targets, branches: Array(branches), options: options)
+
+        var gif: GIFResult?
+        var commit = OutputCommit()
+        if let destination = outputs.gif, let quantized {
+            let ladder = GIFWriterLadder(run: self, options: options, destination: destination, globalPalette: globalPalette,
+                                         prune: prune, expectedCount: expectedCount)
+            switch try ladder.write(quantized, pipeline: pipeline) {
+            case .chosen(let result, let file):
+                if let floor = options.minQuality, let ssim = result.ssim, ssim < floor { return .belowFloor(result) }
+                gif = result
+                commit.add(file, as: .main)
+            case .prunedTooEarly:
+                return .prunedTooEarly
+            case .doesNotFit(let miss):
+                return .doesNotFit(miss)
+            }
+        }
+        let finished: [FinishedAnimation]
+        switch animations {
+        case .encode: finished = try Self.finished(animationSinks, path: path)
+        case .finished(let held): finished = held
+        }
+        // Asked for once the pixels are done: the hash has run beside the decode.
+        let fingerprint = try job.fingerprint()
+        if let poster = outputs.poster, let posterImage {
+            commit.add(try writePoster(poster, from: posterImage, fingerprint: fingerprint), as: .poster)
+        }
+        for animation in finished { commit.add(animation, recording: fingerprint) }
+        try commit.commit()
+        let warnings = gif?.warnings ?? finished.first?.warnings ?? []
+        return .written(ConversionResult(gif: gif, animations: finished.map(\.committedResult), warnings: warnings))
+    }
+
+    /// The poster: the first decoded frame as a PNG (RGBA when it has transparent pixels, like a thumbnail).
+    private func writePoster(_ poster: URL, from images: BoundedQueue<RGBAImage>, fingerprint: Fingerprint?) throws -> AtomicFile {
+        guard let image = try images.pop() else {
+            throw ClipKitError.noFrames(path: poster.path, reason: "no frame for the poster")
+        }
+        let bytes = try PNGWriter.encode(image, channels: image.isOpaque ? .rgb : .rgba, filter: .sub, fingerprint: fingerprint)
+        let file = try AtomicFile(destination: poster, budget: job.budget)
+        try file.write(bytes)
+        return file
+    }
+
+    /// What a reader decodes for `options`: frames arrive in output time (the speed applied).
+    func readOptions(_ options: GIFOptions) -> FrameReadOptions {
+        var read = FrameReadOptions(start: options.start, end: options.end, fps: options.fps, size: options.size)
+        read.speed = options.speed
+        read.queueCapacity = 3
+        read.limits = options.limits
+        return read
+    }
+
+    /// How many frames each hop may hold, from `--max-memory`: the default depth when the
+    /// frames are small, one per hop when they are large, an error when even that does not fit.
+    /// A GIF source adds its canvas and the copy a shown frame keeps.
+    static func queueCapacity(info: VideoInfo, options: GIFOptions, path: String) throws -> Int {
+        let output = options.size.resolve(width: info.width, height: info.height)
+        let frameBytes = output.width * output.height * 4
+        let sourceBytes = info.container == "gif" ? 2 * info.width * info.height * 4 : 0
+        var limits = options.limits
+        limits.maxMemory -= min(sourceBytes, limits.maxMemory)
+        // Converted and turned frames in the decoder, 3 + 2 + 2 queued, the quantiser's frame and reference.
+        if limits.picturesInMemory(of: frameBytes) >= 11 { return 3 }
+        try limits.checkMemory(pictures: 7, of: frameBytes, what: "frames in flight", path: path)
+        return 1
+    }
+
+    /// The colours of every frame, for `--palette global`: a decoding pass that keeps only a histogram.
+    private func gatherColors(video url: URL, options: GIFOptions) throws -> ColorHistogram {
+        let frames = try VideoReader(url: url, limits: options.limits, fullProbe: false).frames(options: readOptions(options))
+        defer { frames.cancel() }
+        var histogram = ColorHistogram()
+        while let frame = try frames.next() { histogram.add(frame.image) }
+        return histogram
+    }
+}

@@ -1,0 +1,30 @@
+// The envelope of one input's work, the same for every product: limits started, fingerprint hashed beside it.
+import Foundation
+
+/// What every product (`GIFConverter`, `Exploder`, `Thumbnailer`, `Storyboarder`) sets up around
+/// the work on one input: the limits' clock started, the output byte budget, and the input's
+/// fingerprint hashed on a thread of its own beside the decode. `run` joins that thread however
+/// the work ends. The work commits its outputs with an `OutputCommit`.
+struct OutputJob: Sendable {
+    let input: URL
+    /// The limits with their clock started.
+    let limits: Limits
+    /// What every output of this input together may write (`limits.maxOutputBytes`).
+    let budget: ByteBudget
+    /// The fingerprint the outputs record, once the hash is done.
+    let stamp: FingerprintStage
+
+    /// Checks `input` (with `checkInput`: a regular, readable, non-empty file), starts the
+    /// limits' clock and the hash, and runs `work`; the hash thread is joined before returning.
+    static func run<T>(_ input: URL, limits: Limits, fingerprint: FingerprintSource?, checkInput: Bool = true,
+                       _ work: (OutputJob) throws -> T) throws -> T {
+        if checkInput { try InputFile.check(input.path) }
+        let started = limits.started()
+        let stamp = FingerprintStage(fingerprint, input: input, deadline: started.deadline)
+        defer { stamp.stop() }
+        return try work(OutputJob(input: input, limits: started, budget: ByteBudget(limit: started.maxOutputBytes), stamp: stamp))
+    }
+
+    /// The fingerprint to record (waits for the hash), or nil.
+    func fingerprint() throws -> Fingerprint? { try stamp.value() }
+}
