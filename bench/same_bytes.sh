@@ -35,6 +35,9 @@ cases=(
     "thumb|thumb IN -o OUT/t.png"
     "thumb-at|thumb IN --at 25% -o OUT/t.png"
     "thumb-pick|thumb IN --pick best --count 2 -o OUT/t.png"
+    "thumb-jpg|thumb IN -o OUT/t.jpg"
+    "thumb-webp|thumb IN --at 1 -o OUT/t.webp"
+    "storyboard-webp|storyboard IN --format webp -o OUT/s"
     "explode|explode IN --fps 5 -o OUT/x"
     "storyboard|storyboard IN -o OUT/s"
 )

@@ -181,7 +181,10 @@ struct ConversionRun: Sendable {
         if let poster = outputs.poster, let posterImage {
             commit.add(try writePoster(poster, from: posterImage, fingerprint: fingerprint), as: .poster)
         }
-        for animation in finished { commit.add(animation, recording: fingerprint) }
+        for animation in finished {
+            let format = animation.result.format
+            commit.add(animation.file, as: .companion, trailer: fingerprint?.trailingBox(for: format), riffSize: format == .webp)
+        }
         try commit.commit()
         let warnings = gif?.warnings ?? finished.first?.warnings ?? []
         return .written(ConversionResult(gif: gif, animations: finished.map(\.committedResult), warnings: warnings))

@@ -31,24 +31,21 @@ public struct Exploder: Sendable {
     /// `directory`.
     public func explode(_ input: URL, into directory: URL) throws -> Result {
         try options.validate()
-        try InputFile.check(input.path)
-        let limits = options.limits.started()
-        let stamp = FingerprintStage(options.fingerprint, input: input, deadline: limits.deadline)
-        defer { stamp.stop() }
-        do {
-            if Self.isGIF(input) {
-                return try explodeGIF(input, into: directory, limits: limits, stamp: stamp)
+        return try OutputJob.run(input, limits: options.limits, fingerprint: options.fingerprint) { job in
+            do {
+                if Self.isGIF(input) { return try explodeGIF(input, into: directory, job: job) }
+                return try explodeVideo(input, into: directory, job: job)
+            } catch {
+                // Name the output the user asked for, not the hidden directory it was being built in.
+                throw StagingDirectory.userFacing(error, target: directory)
             }
-            return try explodeVideo(input, into: directory, limits: limits, stamp: stamp)
-        } catch {
-            // Name the output the user asked for, not the hidden directory it was being built in.
-            throw StagingDirectory.userFacing(error, target: directory)
         }
     }
 
     // MARK: - GIF
 
-    private func explodeGIF(_ input: URL, into directory: URL, limits: Limits, stamp: FingerprintStage) throws -> Result {
+    private func explodeGIF(_ input: URL, into directory: URL, job: OutputJob) throws -> Result {
+        let limits = job.limits
         let animation = try GIFAnimation(url: input, limits: limits)
         let frameCount = animation.scan.frames.count
         let selected = options.frames.map { selection in (0..<frameCount).filter { selection.contains($0) }.count } ?? frameCount
@@ -59,7 +56,7 @@ public struct Exploder: Sendable {
         // The canvas, and a saved copy of it for restore-previous disposal.
         let canvasBytes = animation.canvasWidth * animation.canvasHeight * 4
         try limits.checkMemory(pictures: 2, of: canvasBytes, what: "GIF canvases", path: input.path)
-        let budget = ByteBudget(limit: limits.maxOutputBytes)
+        let budget = job.budget
         let staging = try StagingDirectory(for: directory, force: options.force, inputs: [input])
         let pipeline = Pipeline()
         // The writers are joined before the staging directory can go (and take their files with it).
@@ -88,15 +85,16 @@ public struct Exploder: Sendable {
         var manifest = FramesManifest(source: input.lastPathComponent,
                                       canvas: .init(width: animation.canvasWidth, height: animation.canvasHeight),
                                       loopCount: animation.loopCount, frames: entries)
-        manifest.fingerprint = try stamp.value()?.text
+        manifest.fingerprint = try job.fingerprint()?.text
         try manifest.write(to: staging.url.appendingPathComponent(Self.manifestName), budget: budget)
-        try staging.commit()
+        try OutputCommit(main: [staging]).commit()
         return Result(directory: directory, manifest: manifest, warnings: warnings)
     }
 
     // MARK: - Video
 
-    private func explodeVideo(_ input: URL, into directory: URL, limits: Limits, stamp: FingerprintStage) throws -> Result {
+    private func explodeVideo(_ input: URL, into directory: URL, job: OutputJob) throws -> Result {
+        let limits = job.limits
         let reader = try VideoReader(url: input, limits: limits, fullProbe: true)
         var readOptions = FrameReadOptions(fps: options.fps)
         readOptions.limits = limits
@@ -109,7 +107,7 @@ public struct Exploder: Sendable {
         let sequence = try reader.frames(options: readOptions)
         defer { sequence.cancel() }
 
-        let budget = ByteBudget(limit: limits.maxOutputBytes)
+        let budget = job.budget
         let staging = try StagingDirectory(for: directory, force: options.force, inputs: [input])
         let pipeline = Pipeline()
         defer { withExtendedLifetime(staging) { pipeline.stop() } }
@@ -158,9 +156,9 @@ public struct Exploder: Sendable {
         let first = written.first ?? (0, reader.info.codedWidth, reader.info.codedHeight)
         var manifest = FramesManifest(source: input.lastPathComponent, canvas: .init(width: first.width, height: first.height),
                                       loopCount: nil, frames: entries)
-        manifest.fingerprint = try stamp.value()?.text
+        manifest.fingerprint = try job.fingerprint()?.text
         try manifest.write(to: staging.url.appendingPathComponent(Self.manifestName), budget: budget)
-        try staging.commit()
+        try OutputCommit(main: [staging]).commit()
         return Result(directory: directory, manifest: manifest, warnings: [])
     }
 

@@ -27,15 +27,20 @@ struct OutputCommit {
 
     init() {}
 
+    /// The main outputs of an input, in this order (a directory, or a thumbnail's posters).
+    init(main outputs: [any PendingOutput]) {
+        for output in outputs { add(output, as: .main) }
+    }
+
     /// Adds a complete output.
     mutating func add(_ output: any PendingOutput, as role: Role) {
         entries.append((role, output, nil))
     }
 
-    /// Adds a complete WebP or MP4 file that records `fingerprint` at its end (nil records none).
-    mutating func add(_ animation: FinishedAnimation, recording fingerprint: Fingerprint?) {
-        let format = animation.result.format
-        entries.append((.companion, animation.file, fingerprint.map { ($0.trailingBox(for: format), format == .webp) }))
+    /// Adds a complete file that records its fingerprint at its end: `trailer` is appended
+    /// before the first rename (with `riffSize`, the RIFF header's size follows: a WebP chunk).
+    mutating func add(_ file: FinishedFile, as role: Role, trailer: [UInt8]?, riffSize: Bool = false) {
+        entries.append((role, file, trailer.map { ($0, riffSize) }))
     }
 
     /// Records the trailing fingerprints, then renames every output into place in role order

@@ -2,8 +2,8 @@
 @_weakLinked import CFFmpeg
 import Foundation
 
-/// Owns what encoding pictures takes: the libswscale context that turns RGBA into the encoder's
-/// YUV, and one AVFrame and AVPacket reused for every picture. A codec context is opened per
+/// Owns what encoding pictures takes: one AVPacket reused for every picture, and per picture a
+/// `PictureConverter` (RGBA to the encoder's YUV, and the frame it fills). A codec context is opened per
 /// picture (sheets differ in size, and opening mjpeg or libwebp costs well under a millisecond),
 /// each by its own `CodecContext` owner.
 ///
@@ -15,9 +15,7 @@ final class StillEncoder {
     /// 1 (smallest files) to 100 (best pictures).
     let quality: Int
     private let encoder: UnsafePointer<AVCodec>
-    private let frame: UnsafeMutablePointer<AVFrame>
     private let packet: UnsafeMutablePointer<AVPacket>
-    private var converter: OpaquePointer?
 
     /// An encoder for `format` (JPEG or WebP), checked now: a libavcodec built without it gives
     /// an error naming the format and the input `path` being worked on.
@@ -27,24 +25,15 @@ final class StillEncoder {
         }
         try FFmpegLibraries.load()
         encoder = try Self.findEncoder(named: name, for: format, path: path)
-        guard let frame = av_frame_alloc() else { throw ClipKitError.internalFailure(path: path, reason: "out of memory") }
-        guard let packet = av_packet_alloc() else {
-            var owned: UnsafeMutablePointer<AVFrame>? = frame
-            av_frame_free(&owned)
-            throw ClipKitError.internalFailure(path: path, reason: "out of memory")
-        }
-        self.frame = frame
+        guard let packet = av_packet_alloc() else { throw ClipKitError.internalFailure(path: path, reason: "out of memory") }
         self.packet = packet
         self.format = format
         self.quality = min(max(quality, 1), 100)
     }
 
     deinit {
-        var frame: UnsafeMutablePointer<AVFrame>? = self.frame
-        av_frame_free(&frame)
         var packet: UnsafeMutablePointer<AVPacket>? = self.packet
         av_packet_free(&packet)
-        if converter != nil { sws_freeContext(converter) }
     }
 
     /// libavcodec's encoder `name`, looked up at run time: FFmpeg builds differ (libwebp is an
@@ -95,15 +84,10 @@ final class StillEncoder {
             throw ClipKitError.internalFailure(path: path, reason: "cannot open the \(format.encoderName ?? "") encoder: \(ffmpegMessage(status))")
         }
 
-        av_frame_unref(frame)
-        frame.pointee.format = pixelFormat.rawValue
-        frame.pointee.width = Int32(image.width)
-        frame.pointee.height = Int32(image.height)
-        status = av_frame_get_buffer(frame, 0)
-        guard status >= 0 else { throw ClipKitError.internalFailure(path: path, reason: "out of memory for a \(image.width)x\(image.height) picture") }
-        try convert(image, fullRange: format == .jpeg, path: path)
+        let converter = try PictureConverter(width: image.width, height: image.height, format: pixelFormat,
+                                             conversion: .still(fullRange: format == .jpeg), path: path)
+        let frame = try converter.frame(from: image, pts: 0, path: path)
         frame.pointee.quality = codec.pointee.global_quality
-        frame.pointee.pts = 0
 
         status = avcodec_send_frame(codec, frame)
         guard status >= 0 else { throw ClipKitError.internalFailure(path: path, reason: "\(format.rawValue) encoding failed: \(ffmpegMessage(status))") }
@@ -118,28 +102,7 @@ final class StillEncoder {
             }
             av_packet_unref(packet)
         }
-        av_frame_unref(frame)
         guard !bytes.isEmpty else { throw ClipKitError.internalFailure(path: path, reason: "the \(format.rawValue) encoder gave no data") }
         return bytes
-    }
-
-    /// RGBA to the frame's YUV with BT.601 coefficients, full chroma input (every pixel counts
-    /// towards the 4:2:0 chroma, not every other one), in full or limited range.
-    private func convert(_ image: RGBAImage, fullRange: Bool, path: String) throws {
-        let flags = SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INP
-        converter = sws_getCachedContext(converter, Int32(image.width), Int32(image.height), AV_PIX_FMT_RGBA,
-                                         Int32(image.width), Int32(image.height), AVPixelFormat(rawValue: frame.pointee.format),
-                                         flags, nil, nil, nil)
-        guard let converter else { throw ClipKitError.internalFailure(path: "swscale", reason: "cannot convert RGBA for the \(format.rawValue) encoder") }
-        let bt601 = sws_getCoefficients(SWS_CS_ITU601)
-        sws_setColorspaceDetails(converter, bt601, 1, bt601, fullRange ? 1 : 0, 0, 1 << 16, 1 << 16)
-        let f = frame.pointee
-        var planes: [UnsafeMutablePointer<UInt8>?] = [f.data.0, f.data.1, f.data.2, nil]
-        let strides: [Int32] = [f.linesize.0, f.linesize.1, f.linesize.2, 0]
-        let scaled: Int32 = image.pixels.withUnsafeBufferPointer { source in
-            var src: [UnsafePointer<UInt8>?] = [source.baseAddress, nil, nil, nil]
-            return sws_scale(converter, &src, [Int32(image.width * 4), 0, 0, 0], 0, Int32(image.height), &planes, strides)
-        }
-        if scaled <= 0 { throw ClipKitError.internalFailure(path: path, reason: "converting the picture for \(format.rawValue) failed") }
     }
 }

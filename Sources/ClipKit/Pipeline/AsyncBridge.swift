@@ -15,25 +15,3 @@ func runOnThread<T: Sendable>(_ name: String, _ body: @escaping @Sendable () thr
     result.withLock { $0.take() }?.join()
     return value
 }
-
-extension Thumbnailer {
-    /// `thumbnail(of:)` without blocking the caller's task.
-    public func thumbnail(of url: URL) async throws -> RGBAImage {
-        let thumbnailer = self
-        return try await runOnThread("ck.thumbnail") { try thumbnailer.thumbnail(of: url) }
-    }
-
-    /// `posters(of:)` without blocking the caller's task.
-    public func posters(of url: URL) async throws -> [Poster] {
-        let thumbnailer = self
-        return try await runOnThread("ck.posters") { try thumbnailer.posters(of: url) }
-    }
-}
-
-extension PosterPicker {
-    /// `pick(in:)` without blocking the caller's task.
-    public func pick(in url: URL) async throws -> [FrameScore] {
-        let picker = self
-        return try await runOnThread("ck.pick") { try picker.pick(in: url) }
-    }
-}

@@ -37,15 +37,13 @@ public struct Storyboarder: Sendable {
     /// earlier storyboard's output (replaced when out of date, or with `options.force`).
     public func makeStoryboard(of input: URL, in directory: URL) throws -> Result {
         try options.validate()
-        try InputFile.check(input.path)
-        let limits = options.limits.started()
-        let stamp = FingerprintStage(options.fingerprint, input: input, deadline: limits.deadline)
-        defer { stamp.stop() }
-        do {
-            return try make(input, in: directory, limits: limits, stamp: stamp)
-        } catch {
-            // Name the output the user asked for, not the hidden directory it was being built in.
-            throw StagingDirectory.userFacing(error, target: directory)
+        return try OutputJob.run(input, limits: options.limits, fingerprint: options.fingerprint) { job in
+            do {
+                return try make(input, in: directory, job: job)
+            } catch {
+                // Name the output the user asked for, not the hidden directory it was being built in.
+                throw StagingDirectory.userFacing(error, target: directory)
+            }
         }
     }
 
@@ -55,7 +53,8 @@ public struct Storyboarder: Sendable {
         info.frameCount == 1 || info.container == "image2" || info.container.hasSuffix("_pipe")
     }
 
-    private func make(_ input: URL, in directory: URL, limits: Limits, stamp: FingerprintStage) throws -> Result {
+    private func make(_ input: URL, in directory: URL, job: OutputJob) throws -> Result {
+        let limits = job.limits
         let path = input.path
         // The encoder first: a missing one is reported before anything is decoded.
         let encoder = options.format == .png ? nil : try StillEncoder(format: options.format, quality: options.quality, path: path)
@@ -87,7 +86,7 @@ public struct Storyboarder: Sendable {
         try limits.checkFrames(schedule.count, path: path)
 
         let staging = try StagingDirectory(for: directory, force: options.force, inputs: [input], kind: .storyboard)
-        let budget = ByteBudget(limit: limits.maxOutputBytes)
+        let budget = job.budget
         var writer = SpriteSheetWriter(layout: layout, format: options.format, encoder: encoder, plannedTiles: schedule.count,
                                        directory: staging.url, budget: budget, path: path)
         var tiles: [StoryboardManifest.Tile] = []
@@ -116,7 +115,7 @@ public struct Storyboarder: Sendable {
         let vtt = Array(WebVTT.text(cues).utf8)
         try AtomicFile.write(vtt, to: staging.url.appendingPathComponent(StoryboardManifest.vttName), budget: budget)
         var manifest = StoryboardManifest(
-            format: StoryboardManifest.currentFormat, fingerprint: try stamp.value()?.text, source: input.lastPathComponent,
+            format: StoryboardManifest.currentFormat, fingerprint: try job.fingerprint()?.text, source: input.lastPathComponent,
             durationMs: durationMs, interval: schedule.interval, keyframes: options.keyframesOnly && !still,
             tile: .init(width: layout.tileWidth, height: layout.tileHeight), columns: layout.columns,
             tilesPerSheet: layout.tilesPerSheet, imageFormat: options.format.fileExtension, vtt: StoryboardManifest.vttName,
@@ -124,7 +123,7 @@ public struct Storyboarder: Sendable {
         if still { manifest.interval = Double(durationMs) / 1000 }
         let json = Array(manifest.jsonText().utf8)
         try AtomicFile.write(json, to: staging.url.appendingPathComponent(StoryboardManifest.fileName), budget: budget)
-        try staging.commit()
+        try OutputCommit(main: [staging]).commit()
         return Result(directory: directory, manifest: manifest, bytes: writer.bytes + vtt.count + json.count, warnings: decoded.warnings)
     }
 

@@ -199,3 +199,11 @@ public struct PosterPicker: Sendable {
         }
     }
 }
+
+extension PosterPicker {
+    /// `pick(in:)` without blocking the caller's task.
+    public func pick(in url: URL) async throws -> [FrameScore] {
+        let picker = self
+        return try await runOnThread("ck.pick") { try picker.pick(in: url) }
+    }
+}

@@ -42,11 +42,14 @@ public struct Thumbnailer: Sendable {
     /// `options.limits.maxOutputBytes`.
     public func writeThumbnail(of url: URL, to destination: URL) throws -> ThumbnailResult {
         try options.validate()
-        let limits = options.limits.started()
-        let stamp = FingerprintStage(options.fingerprint, input: url, deadline: limits.deadline)
-        defer { stamp.stop() }
+        return try OutputJob.run(url, limits: options.limits, fingerprint: options.fingerprint, checkInput: false) { job in
+            try writeThumbnail(of: url, to: destination, job: job)
+        }
+    }
+
+    private func writeThumbnail(of url: URL, to destination: URL, job: OutputJob) throws -> ThumbnailResult {
+        let limits = job.limits
         let names = options.outputs(for: destination)
-        let budget = ByteBudget(limit: limits.maxOutputBytes)
         // One picture in memory at a time; the files wait, complete, to be renamed together.
         var files: [AtomicFile] = []
         var bytes = 0, size = (width: 0, height: 0)
@@ -55,11 +58,11 @@ public struct Thumbnailer: Sendable {
             if files.isEmpty {
                 size = (image.width, image.height)
                 // Asked for once the pixels are done: the hash has run beside the decode.
-                fingerprint = try stamp.value()
+                fingerprint = try job.fingerprint()
             }
             // Transparent pixels (a GIF's, a video's alpha) stay transparent; opaque pictures are RGB.
             let png = try PNGWriter.encode(image, channels: image.isOpaque ? .rgb : .rgba, filter: .sub, fingerprint: fingerprint)
-            let file = try AtomicFile(destination: names[files.count], budget: budget)
+            let file = try AtomicFile(destination: names[files.count], budget: job.budget)
             try file.write(png)
             files.append(file)
             bytes += png.count
@@ -80,7 +83,7 @@ public struct Thumbnailer: Sendable {
             (image, warnings) = try take(url, limits: limits)
             try write(image)
         }
-        for file in files { try file.commit() }
+        try OutputCommit(main: files).commit()
         return ThumbnailResult(url: names[0], width: size.width, height: size.height, bytes: bytes, warnings: warnings,
                                urls: files.map(\.destination), picks: taken)
     }
@@ -205,5 +208,19 @@ public struct Thumbnailer: Sendable {
             let step = 1 / (info.frameRate ?? 25)
             return min(fraction * duration, max(duration - step, 0))
         }
+    }
+}
+
+extension Thumbnailer {
+    /// `thumbnail(of:)` without blocking the caller's task.
+    public func thumbnail(of url: URL) async throws -> RGBAImage {
+        let thumbnailer = self
+        return try await runOnThread("ck.thumbnail") { try thumbnailer.thumbnail(of: url) }
+    }
+
+    /// `posters(of:)` without blocking the caller's task.
+    public func posters(of url: URL) async throws -> [Poster] {
+        let thumbnailer = self
+        return try await runOnThread("ck.posters") { try thumbnailer.posters(of: url) }
     }
 }

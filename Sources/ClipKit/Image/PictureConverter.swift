@@ -1,10 +1,31 @@
-// Turns RGBAImage frames into the AVFrames an encoder takes (BGRA for WebP, BT.709 yuv420p for H.264).
+// Turns RGBAImage pictures into the AVFrames a libavcodec encoder takes: the one RGBA -> YUV (or BGRA) converter.
 @_weakLinked import CFFmpeg
 import Foundation
 
+/// How RGBA becomes an encoder's YUV: the matrix, the range and libswscale's flags. Each
+/// preset is what its stream is tagged with, so decoders show the colours that went in.
+struct YUVConversion: Sendable {
+    /// libswscale's coefficient set (`SWS_CS_ITU601`, `SWS_CS_ITU709`).
+    var coefficients: Int32
+    /// Full range (0-255, JFIF) rather than limited (16-235).
+    var fullRange: Bool
+    var flags: Int32
+
+    /// H.264 in MP4: BT.709 (frames are sRGB, whose primaries are BT.709's), limited range; exact
+    /// rounding and no CPU-specific shortcuts, so the same frames make the same file on any machine.
+    static let video = YUVConversion(coefficients: SWS_CS_ITU709, fullRange: false, flags: SWS_BICUBIC | SWS_ACCURATE_RND | SWS_BITEXACT)
+    /// A still picture (JPEG in full range, WebP in limited range): BT.601 as every decoder
+    /// assumes for them, full chroma input (every pixel counts towards the 4:2:0 chroma, not
+    /// every other one).
+    static func still(fullRange: Bool) -> YUVConversion {
+        YUVConversion(coefficients: SWS_CS_ITU601, fullRange: fullRange, flags: SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INP)
+    }
+}
+
 /// Owns one `SwsContext` and the `AVFrame` it fills. The frame's top-left `width` x `height`
 /// pixels of each image are converted: an odd-sized picture for H.264 loses its last column or
-/// row (a crop, as `scale=trunc(iw/2)*2:trunc(ih/2)*2` users expect, not a resampling).
+/// row (a crop, as `scale=trunc(iw/2)*2:trunc(ih/2)*2` users expect, not a resampling). A packed
+/// RGB `format` (BGRA for WebP animations) takes no colour matrix.
 final class PictureConverter {
     let width: Int
     let height: Int
@@ -12,21 +33,19 @@ final class PictureConverter {
     private var context: OpaquePointer?
     private var frame: UnsafeMutablePointer<AVFrame>?
 
-    init(width: Int, height: Int, format: AVPixelFormat, path: String) throws {
+    init(width: Int, height: Int, format: AVPixelFormat, conversion: YUVConversion = .video, path: String) throws {
         try FFmpegLibraries.load()
         self.width = width
         self.height = height
         self.format = format
-        // Exact rounding and no CPU-specific shortcuts: the same frames make the same file on any machine.
         context = sws_getContext(Int32(width), Int32(height), AV_PIX_FMT_RGBA, Int32(width), Int32(height), format,
-                                 SWS_BICUBIC | SWS_ACCURATE_RND | SWS_BITEXACT, nil, nil, nil)
+                                 conversion.flags, nil, nil, nil)
         guard let context else {
             throw ClipKitError.internalFailure(path: path, reason: "cannot convert \(width)x\(height) RGBA to pixel format \(format.rawValue)")
         }
-        if format == AV_PIX_FMT_YUV420P {
-            // BT.709, limited range, as the stream is tagged (frames are sRGB, whose primaries are BT.709's).
-            let bt709 = sws_getCoefficients(SWS_CS_ITU709)
-            sws_setColorspaceDetails(context, bt709, 1, bt709, 0, 0, 1 << 16, 1 << 16)
+        if format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P {
+            let matrix = sws_getCoefficients(conversion.coefficients)
+            sws_setColorspaceDetails(context, matrix, 1, matrix, conversion.fullRange ? 1 : 0, 0, 1 << 16, 1 << 16)
         }
         guard let frame = av_frame_alloc() else {
             throw ClipKitError.internalFailure(path: path, reason: "out of memory")
