@@ -61,6 +61,36 @@ import TestSupport
         }
     }
 
+    /// Frames arrive in output time: at speed 2 and 10 fps, tick k (at k/10 s of output) shows the
+    /// source frame on screen at 2k/10 s, and the stream lasts half the source's length.
+    @Test func speedGivesFramesInOutputTime() throws {
+        var options = FrameReadOptions(fps: 10)
+        options.speed = 2
+        let (frames, duration) = try frames("counter.mp4", options)
+        #expect(frames.count == 20)
+        for (k, frame) in frames.enumerated() {
+            #expect(abs(frame.time - Double(k) / 10) < 1e-9)
+            #expect(abs(frame.sourceTime - Double(k) / 5) < 1e-6)
+            #expect(counterFrame(frame.image.pixel(x: 10, y: 10)) == 6 * k)
+        }
+        #expect(abs((duration ?? 0) - 2.0) < 1e-6)
+        options.speed = 0
+        #expect(throws: ClipKitError.self) { try self.frames("counter.mp4", options) }
+    }
+
+    /// Every timing bound is stated once (`TimingBounds`) and checked where options are validated.
+    @Test func timingBoundsAreCheckedAtTheDoor() throws {
+        var gif = GIFOptions()
+        gif.fps = TimingBounds.maxGIFFPS
+        try gif.validate()
+        gif.fps = TimingBounds.maxGIFFPS + 1
+        #expect(throws: ClipKitError.self) { try gif.validate() }
+        #expect(throws: Never.self) { try ExplodeOptions(fps: TimingBounds.maxExplodeFPS).validate() }
+        #expect(throws: ClipKitError.self) { try ExplodeOptions(fps: TimingBounds.maxExplodeFPS * 2).validate() }
+        #expect(throws: ClipKitError.self) { try TimingBounds.checkDelays([2, 1], in: TimingBounds.givenDelay, name: "--delay") }
+        try TimingBounds.checkDelays([0, 36_000_000], in: TimingBounds.frameDelay, name: "delay_cs")
+    }
+
     @Test func variableFrameRateKeepsRealTiming() throws {
         let pts = [0, 0.1, 0.2, 0.5, 0.6, 1.0, 1.1, 1.2, 1.5, 1.9]
         let (frames, duration) = try frames("vfr.mkv", FrameReadOptions(fps: 10))
