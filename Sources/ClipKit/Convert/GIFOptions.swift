@@ -179,6 +179,12 @@ public struct GIFResult: Sendable {
     /// Luma SSIM of what a viewer sees at each output tick against the source frame it stands
     /// for, the mean over ticks (`GIFOptions.measure`); nil when not measured.
     public var ssim: Double?
+    /// SSIMULACRA2 (0-100, colour-aware) of what a viewer sees against the source frame, the mean
+    /// over the ticks scored (at most 4 per second of output, the first and last always;
+    /// `GIFOptions.measure`); nil when not measured or under 8 pixels on a side.
+    public var ssimulacra2: Double?
+    /// The 5th percentile of the ticks' SSIMULACRA2: how the worst stretch looks.
+    public var ssimulacra2P5: Double?
     /// The GIF's length minus the converted stretch's (output time), in milliseconds.
     public var durationErrorMilliseconds = 0
     /// WebP/MP4 outputs written from the same decode (`GIFConverter.convert(video:outputs:poster:)`).
