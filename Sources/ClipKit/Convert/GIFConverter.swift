@@ -275,10 +275,10 @@ public struct GIFConverter: Sendable {
                 let fingerprint = try stamp.value()
                 var result = try writer.finish(duration: duration, fingerprint: fingerprint)
                 result.warnings = warnings
-                if let floor = options.minQuality, let ssim = result.ssim, ssim < floor {
+                if let floor = options.minQuality, let score = result.ssimulacra2, score < floor {
                     throw ClipKitError.cannotFit(path: source, reason: String(
-                        format: "the GIF measures SSIM %.3f, below --min-quality %.3g (nothing written): lower --lossy, raise --quality or --colors, or lower --min-quality",
-                        ssim, floor))
+                        format: "the GIF measures SSIMULACRA2 %.1f, below --min-quality %.3g (nothing written): lower --lossy, raise --quality or --colors, or lower --min-quality",
+                        score, floor))
                 }
                 let finished = try finishAnimations()
                 for animation in finished { try animation.record(fingerprint) }

@@ -96,8 +96,8 @@ extension GIFConverter {
     static func belowFloor(_ low: BelowQualityFloor, path: String) -> ClipKitError {
         let r = low.result
         return .cannotFit(path: path, reason: String(
-            format: "no GIF of SSIM %.3g or more fits in %d bytes; the one that fits measures SSIM %.3f (%d bytes, %dx%d, lossy %d, %d colours): raise --max-bytes, lower --min-quality, or lower --fps or --duration",
-            low.floor, low.limit, r.ssim ?? 0, r.bytes, r.width, r.height, r.settings.lossy, r.settings.colors))
+            format: "no GIF of SSIMULACRA2 %.3g or more fits in %d bytes; the one that fits measures %.1f (%d bytes, %dx%d, lossy %d, %d colours): raise --max-bytes, lower --min-quality, or lower --fps or --duration",
+            low.floor, low.limit, r.ssimulacra2 ?? 0, r.bytes, r.width, r.height, r.settings.lossy, r.settings.colors))
     }
 
     /// `--max-bytes` does not go below this width.

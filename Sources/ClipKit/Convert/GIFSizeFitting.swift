@@ -173,7 +173,7 @@ extension GIFConverter {
             }
             throw DoesNotFit(smallest: smallest.bytes, width: smallest.width, height: smallest.height)
         }
-        if let floor = options.minQuality, let ssim = result.ssim, ssim < floor {
+        if let floor = options.minQuality, let score = result.ssimulacra2, score < floor {
             throw BelowQualityFloor(result: result, floor: floor, limit: maxBytes)
         }
         let posterFile = try poster(fingerprint)

@@ -14,7 +14,7 @@
 /// figures are deterministic.
 struct GIFQualityMeter {
     /// Ticks scored by SSIMULACRA2 per second of output, at most.
-    static let ssimulacra2PerSecond = 4.0
+    static let ssimulacra2PerSecond = 2.0
 
     private var screen: LumaPlane
     /// What the viewer sees in colour: RGBA, opaque (a cleared or never drawn pixel is black).
