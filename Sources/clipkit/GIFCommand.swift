@@ -94,10 +94,10 @@ struct GIFCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Largest GIF wanted: bytes, or with a unit (500KB, 5MB, 2MiB). The least lossy GIF that fits is written (lossy levels side by side; then fewer colours and a smaller width); never larger.", valueName: "size"))
     var maxBytes: String?
 
-    @Option(help: ArgumentHelp("Lowest quality accepted, as SSIM 0-1: a GIF measured below it is not written (exit 1); with --max-bytes, a smaller picture is tried first. Default 0.7 with --max-bytes (none with --no-measure), else none.", valueName: "ssim"))
+    @Option(help: ArgumentHelp("Lowest quality accepted, in SSIMULACRA2 points 0-100 (90 visually lossless, 70 high, 50 medium, 30 low; the mean measured by --measure): a GIF measured below it is not written (exit 1); with --max-bytes, a smaller picture is tried first. Default 30 with --max-bytes (none with --no-measure), else none. Values up to 1 (an SSIM) are refused.", valueName: "points"))
     var minQuality: Double?
 
-    @Flag(inversion: .prefixedNo, help: "Measure the GIF while writing it: SSIM against the source and the duration error, in --json and the summary line. On by default with --quality, --max-bytes or --min-quality.")
+    @Flag(inversion: .prefixedNo, help: "Measure the GIF while writing it, what a viewer sees against the source frame: luma SSIM at every output tick, SSIMULACRA2 (colour-aware, 0-100; mean and 5th percentile) at up to 2 ticks a second (the first and last always), and the duration error, in --json and the summary line. On by default with --quality, --max-bytes or --min-quality.")
     var measure: Bool?
 
     @Option(help: "Loop count N written to the NETSCAPE2.0 extension: 0 loops forever; N plays N+1 times.")
@@ -308,6 +308,8 @@ extension Report {
         self.init(input: "", outputs: [result.url.path], status: .ok, frames: result.frameCount,
                   durationMs: result.durationCentiseconds * 10, width: result.width, height: result.height, bytes: result.bytes)
         ssim = result.ssim.map { ($0 * 10000).rounded() / 10000 }
+        ssimulacra2 = result.ssimulacra2.map { ($0 * 100).rounded() / 100 }
+        ssimulacra2P5 = result.ssimulacra2P5.map { ($0 * 100).rounded() / 100 }
         durationErrorMs = result.durationErrorMilliseconds
         settings = ["lossy": result.settings.lossy, "colors": result.settings.colors, "threshold": result.settings.changeThreshold]
     }

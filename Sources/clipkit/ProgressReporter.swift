@@ -35,6 +35,9 @@ struct ProgressReporter: Sendable {
     func finish(_ result: GIFResult, seconds: Double) {
         var measured = ""
         if let ssim = result.ssim { measured += String(format: ", SSIM %.4f", ssim) }
+        if let mean = result.ssimulacra2, let p5 = result.ssimulacra2P5 {
+            measured += String(format: ", SSIMULACRA2 %.1f (5th percentile %.1f)", mean, p5)
+        }
         if result.settings.lossy > 0 { measured += ", lossy \(result.settings.lossy)" }
         if result.settings.colors < 256 { measured += ", \(result.settings.colors) colours" }
         summary(result.url, frames: result.frameCount, duration: Double(result.durationCentiseconds) / 100,

@@ -29,6 +29,10 @@ struct Report: Sendable, Equatable {
     var seconds: Double
     /// `gif --measure`: the mean luma SSIM against the source (4 decimals).
     var ssim: Double?
+    /// `gif --measure`: the mean SSIMULACRA2 (0-100) over the ticks scored, and its 5th
+    /// percentile (2 decimals).
+    var ssimulacra2: Double?
+    var ssimulacra2P5: Double?
     /// `gif`: the GIF's length minus the converted stretch's, in milliseconds.
     var durationErrorMs: Int?
     /// `gif`: the size settings written with (for --max-bytes, the ones chosen): lossy, colors, threshold.
@@ -75,7 +79,8 @@ struct Report: Sendable, Equatable {
             "error": error ?? NSNull(), "reason": reason ?? NSNull(), "shard": shard ?? NSNull(),
             "frames": frames ?? NSNull(), "duration_ms": durationMs ?? NSNull(), "width": width ?? NSNull(),
             "height": height ?? NSNull(), "bytes": bytes ?? NSNull(), "seconds": (seconds * 1000).rounded() / 1000,
-            "ssim": ssim ?? NSNull(), "duration_error_ms": durationErrorMs ?? NSNull(), "settings": settings ?? NSNull(),
+            "ssim": ssim ?? NSNull(), "ssimulacra2": ssimulacra2 ?? NSNull(), "ssimulacra2_p5": ssimulacra2P5 ?? NSNull(),
+            "duration_error_ms": durationErrorMs ?? NSNull(), "settings": settings ?? NSNull(),
             "picks": picks.map { $0.map(\.json) } ?? NSNull(),
         ]
         return Self.jsonLine(fields)

@@ -99,8 +99,8 @@ extension ConversionRun {
 
     private func belowFloor(_ low: GIFResult) -> ClipKitError {
         .cannotFit(path: path, reason: String(
-            format: "no GIF of SSIM %.3g or more fits in %d bytes; the one that fits measures SSIM %.3f (%d bytes, %dx%d, lossy %d, %d colours): raise --max-bytes, lower --min-quality, or lower --fps or --duration",
-            options.minQuality ?? 0, options.maxBytes ?? 0, low.ssim ?? 0, low.bytes, low.width, low.height, low.settings.lossy, low.settings.colors))
+            format: "no GIF of SSIMULACRA2 %.3g or more fits in %d bytes; the one that fits measures %.1f (%d bytes, %dx%d, lossy %d, %d colours): raise --max-bytes, lower --min-quality, or lower --fps or --duration",
+            options.minQuality ?? 0, options.maxBytes ?? 0, low.ssimulacra2 ?? 0, low.bytes, low.width, low.height, low.settings.lossy, low.settings.colors))
     }
 
     private func noFit(_ miss: FitMiss, limit: Int) -> ClipKitError {

@@ -14,6 +14,8 @@ struct QuantizedFrame: Sendable {
     /// The source frame's luma, for the writer's measurement (`GIFOptions.measure`); nil when
     /// not measuring.
     var sourceLuma: LumaPlane?
+    /// The source frame itself, for the writer's SSIMULACRA2 (with `sourceLuma`).
+    var sourceImage: RGBAImage?
 }
 
 typealias QuantizedMessage = StreamMessage<QuantizedFrame>

@@ -41,16 +41,21 @@ public struct GIFOptions: Sendable {
     /// kept; when none does, colours, the change threshold and then the width are lowered for a
     /// second pass. The GIF never exceeds it; when nothing fits, the error names the smallest size.
     public var maxBytes: Int?
-    /// Measure the GIF while writing it: `GIFResult.ssim` (luma SSIM of what a viewer sees at
-    /// each output tick against the source frame it stands for, the mean over ticks). On by
-    /// itself with `minQuality`.
+    /// Measure the GIF while writing it: what a viewer sees at each output tick against the
+    /// source frame it stands for, by luma SSIM (`GIFResult.ssim`, every tick) and SSIMULACRA2
+    /// (`GIFResult.ssimulacra2` and `ssimulacra2P5`, at most 2 ticks a second). On by itself
+    /// with `minQuality`.
     public var measure = false
-    /// The lowest SSIM accepted (0...1): a GIF measured below it is not written (an error), and
-    /// `--max-bytes` keeps only settings that reach it. nil accepts any.
+    /// The lowest SSIMULACRA2 accepted (0...100; the mean over the ticks scored): a GIF measured
+    /// below it is not written (an error), and `--max-bytes` keeps only settings that reach it.
+    /// nil accepts any; values over 0 up to 1 are refused (they read as the SSIM this took before).
     public var minQuality: Double?
-    /// The floor the command line sets with `--max-bytes` unless told otherwise: below this SSIM
-    /// a GIF is visibly broken (the bench clips' most lossy level, 250, measures about 0.8).
-    public static let defaultMinQualityForMaxBytes = 0.7
+    /// The floor the command line sets with `--max-bytes` unless told otherwise: it stops ruin,
+    /// not ordinary loss. 30 is "low quality" on SSIMULACRA2's own scale (libjpeg quality 20);
+    /// the bench's 720p clip at `--quality 50` scores 24.8 and looks broken (small digits gone,
+    /// streaks over flat areas), while the `--max-bytes` fits at 25-75% of the default size of
+    /// three clips score 62-80.
+    public static let defaultMinQualityForMaxBytes = 30.0
     /// Merge consecutive identical frames into one with the summed delay.
     public var mergeIdenticalFrames = true
     /// Pixels, frames, duration, output size and time allowed for one input.
@@ -104,8 +109,10 @@ public struct GIFOptions: Sendable {
         if let maxBytes, maxBytes < 1 {
             throw ClipKitError.invalidOption(name: "--max-bytes", reason: "must be more than 0 bytes, got \(maxBytes)")
         }
-        if let minQuality, !(minQuality.isFinite && (0...1).contains(minQuality)) {
-            throw ClipKitError.invalidOption(name: "--min-quality", reason: "is an SSIM from 0 to 1, got \(minQuality)")
+        if let minQuality, !(minQuality.isFinite && (0...100).contains(minQuality)) || (0 < minQuality && minQuality <= 1) {
+            // (0, 1] is refused: it reads as the SSIM --min-quality used to take, and as
+            // SSIMULACRA2 points it would accept almost anything.
+            throw ClipKitError.invalidOption(name: "--min-quality", reason: "is SSIMULACRA2 points from 0 to 100 (e.g. 50); values over 0 up to 1 read as an SSIM and are refused; got \(minQuality)")
         }
         guard (0...Self.maxLossy).contains(lossy) else {
             throw ClipKitError.invalidOption(name: "--lossy", reason: "must be 0 (exact) to \(Self.maxLossy), got \(lossy)")
@@ -170,6 +177,12 @@ public struct GIFResult: Sendable {
     /// Luma SSIM of what a viewer sees at each output tick against the source frame it stands
     /// for, the mean over ticks (`GIFOptions.measure`); nil when not measured.
     public var ssim: Double?
+    /// SSIMULACRA2 (0-100, colour-aware) of what a viewer sees against the source frame, the mean
+    /// over the ticks scored (at most 2 per second of output, the first and last always;
+    /// `GIFOptions.measure`); nil when not measured or under 8 pixels on a side.
+    public var ssimulacra2: Double?
+    /// The 5th percentile of the ticks' SSIMULACRA2: how the worst stretch looks.
+    public var ssimulacra2P5: Double?
     /// The GIF's length minus the converted stretch's (output time), in milliseconds.
     public var durationErrorMilliseconds = 0
     /// WebP/MP4 outputs written from the same decode (`GIFConverter.convert(video:outputs:poster:)`).

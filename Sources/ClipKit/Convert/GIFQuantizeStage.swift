@@ -32,7 +32,7 @@ struct GIFQuantizeStage {
                 // the ditherer gives up part-way once it has passed.
                 try options.limits.checkDeadline(source)
                 var quantized = quantize(frame.image, time: frame.time)
-                if options.measure { quantized.sourceLuma = LumaPlane(frame.image) }
+                if options.measure { quantized.sourceLuma = LumaPlane(frame.image); quantized.sourceImage = frame.image }
                 try options.limits.checkDeadline(source)
                 if !output.push(.frame(quantized)) { return }
             case .end(let duration, let warnings):

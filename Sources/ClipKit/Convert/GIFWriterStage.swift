@@ -57,7 +57,7 @@ struct GIFWriterStage {
             pending.append((GIFEncoder.PreparedImage(bytes: image.bytes, disposal: image.disposal, transparentIndex: image.transparentIndex,
                                                      table: [], shown: []), quantized.time))
         }
-        if let luma = quantized.sourceLuma { meter?.compare(with: luma) }
+        if let luma = quantized.sourceLuma { meter?.compare(with: luma, source: quantized.sourceImage, time: quantized.time) }
     }
 
     /// The stream ended `duration` seconds after the first frame: writes what is held back and
@@ -85,7 +85,10 @@ struct GIFWriterStage {
         var result = GIFResult(url: destination, width: size.width, height: size.height, frameCount: encoder.frameCount,
                                durationCentiseconds: writtenCentiseconds, bytes: encoder.bytesWritten)
         result.settings = GIFSettings(options)
+        meter?.finish()
         result.ssim = meter?.ssim
+        result.ssimulacra2 = meter?.ssimulacra2
+        result.ssimulacra2P5 = meter?.ssimulacra2P5
         result.durationErrorMilliseconds = writtenCentiseconds * 10 - Int((duration * 1000).rounded())
         return result
     }

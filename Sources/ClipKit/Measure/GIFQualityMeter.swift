@@ -1,26 +1,56 @@
 // Follows what a GIF viewer shows while the GIF is written, and scores it against the source.
 
-/// Measures a GIF as it is written: the luma a viewer shows after each image (disposals and
+/// Measures a GIF as it is written: what a viewer shows after each image (disposals and
 /// transparency applied, lossy compression included, since it draws the indices as written),
-/// compared by SSIM with the source frame each output tick stands for. The figure is the mean
-/// over ticks, so a frame held for several ticks counts for each; a measurement of the file
-/// with FFmpeg (bench/quality.py: the source frame on screen at each tick, scaled to the GIF's
-/// size) gives the same figure within a few thousandths.
+/// compared with the source frame each output tick stands for, so a frame held for several
+/// ticks counts for each.
+///
+/// Two figures: luma SSIM on every tick (a measurement of the file with FFmpeg,
+/// bench/quality.py, gives the same figure within a few thousandths), and SSIMULACRA2 on the
+/// colours (the mean and the 5th percentile over the ticks scored). SSIMULACRA2 costs about 20
+/// luma SSIMs, so it scores at most `ssimulacra2PerSecond` ticks per second of output: the first
+/// tick, then the first tick at least 1/rate seconds after the last one scored, and the last tick
+/// (what the GIF ends on) in any case. Which ticks depends only on the output times, so the
+/// figures are deterministic.
 struct GIFQualityMeter {
+    /// Ticks scored by SSIMULACRA2 per second of output, at most.
+    static let ssimulacra2PerSecond = 2.0
+
     private var screen: LumaPlane
+    /// What the viewer sees in colour: RGBA, opaque (a cleared or never drawn pixel is black).
+    private var colours: [UInt8]
     /// The last image's rectangle when its disposal clears it before the next is drawn.
     private var clearBeforeNext: PixelRect?
     private var total = 0.0
     private(set) var ticks = 0
     /// The lowest SSIM of one tick.
     private(set) var lowest = 1.0
+    /// SSIMULACRA2 of the ticks scored so far.
+    private var scores: [Double] = []
+    private var nextScoredTime = -Double.infinity
+    /// The latest tick not scored by SSIMULACRA2 (what the viewer saw, the source), kept in
+    /// case it is the last.
+    private var unscored: (screen: RGBAImage, source: RGBAImage)?
 
     init(width: Int, height: Int) {
         screen = LumaPlane(width: width, height: height, values: [UInt8](repeating: 0, count: width * height))
+        colours = [UInt8](repeating: 0, count: width * height * 4)
+        for i in stride(from: 3, to: colours.count, by: 4) { colours[i] = 255 }
     }
 
     /// The mean SSIM over the ticks compared so far; nil before the first.
     var ssim: Double? { ticks == 0 ? nil : total / Double(ticks) }
+
+    /// The mean SSIMULACRA2 over the ticks scored; nil before the first, or for a GIF under 8
+    /// pixels on a side (SSIMULACRA2 has no score for it).
+    var ssimulacra2: Double? { scores.isEmpty ? nil : scores.reduce(0, +) / Double(scores.count) }
+
+    /// The 5th percentile of the ticks' SSIMULACRA2 (nearest rank): the worst stretch of the GIF.
+    var ssimulacra2P5: Double? {
+        guard !scores.isEmpty else { return nil }
+        let sorted = scores.sorted()
+        return sorted[max(Int((0.05 * Double(sorted.count)).rounded(.up)) - 1, 0)]
+    }
 
     /// Draws an image as a decoder does: `shown` are the indices written, `table` its colours.
     mutating func draw(left: Int, top: Int, width: Int, height: Int, disposal: GIFDisposal,
@@ -28,39 +58,71 @@ struct GIFQualityMeter {
         if let rect = clearBeforeNext { fill(rect) }
         clearBeforeNext = nil
         var luma = [UInt8](repeating: 0, count: 256)
+        var rgb = [UInt8](repeating: 0, count: 256 * 3)
         for i in 0..<min(256, table.count / 3) {
             luma[i] = LumaPlane.luma(table[i * 3], table[i * 3 + 1], table[i * 3 + 2])
+            rgb[i * 3] = table[i * 3]; rgb[i * 3 + 1] = table[i * 3 + 1]; rgb[i * 3 + 2] = table[i * 3 + 2]
         }
         let transparent = transparentIndex ?? -1
         let (sw, sh) = (screen.width, screen.height)
         screen.values.withUnsafeMutableBufferPointer { out in
+        colours.withUnsafeMutableBufferPointer { colourOut in
+        rgb.withUnsafeBufferPointer { rgb in
             shown.withUnsafeBufferPointer { indices in
                 for y in 0..<height where top + y < sh {
                     for x in 0..<width where left + x < sw {
                         let index = Int(indices[y &* width &+ x])
-                        if index != transparent { out[(top &+ y) &* sw &+ left &+ x] = luma[index] }
+                        guard index != transparent else { continue }
+                        let at = (top &+ y) &* sw &+ left &+ x
+                        out[at] = luma[index]
+                        colourOut[at &* 4] = rgb[index &* 3]
+                        colourOut[at &* 4 &+ 1] = rgb[index &* 3 &+ 1]
+                        colourOut[at &* 4 &+ 2] = rgb[index &* 3 &+ 2]
                     }
                 }
             }
-        }
+        }}}
         // Disposal "previous" is never written by clipkit; it is followed as "none".
         if disposal == .background { clearBeforeNext = PixelRect(x: left, y: top, width: width, height: height) }
     }
 
-    /// Scores what is on screen now against the source frame of one tick.
-    mutating func compare(with source: LumaPlane) {
-        guard source.width == screen.width, source.height == screen.height else { return }
-        let value = SSIM.of(screen, source)
+    /// Scores what is on screen now against the source frame of one tick (`time`, output
+    /// seconds): its luma always, its colours (`source`) when the tick is sampled.
+    mutating func compare(with luma: LumaPlane, source: RGBAImage?, time: Double) {
+        guard luma.width == screen.width, luma.height == screen.height else { return }
+        let value = SSIM.of(screen, luma)
         total += value
         ticks += 1
         lowest = min(lowest, value)
+        guard let source, source.width == screen.width, source.height == screen.height else { return }
+        let shown = RGBAImage(width: screen.width, height: screen.height, pixels: colours)
+        if time >= nextScoredTime {
+            score(shown, against: source)
+            nextScoredTime = time + 1 / Self.ssimulacra2PerSecond
+            unscored = nil
+        } else {
+            unscored = (shown, source)
+        }
+    }
+
+    /// The stream ended: scores the last tick if the sampling passed it over.
+    mutating func finish() {
+        if let (shown, source) = unscored { score(shown, against: source) }
+        unscored = nil
+    }
+
+    private mutating func score(_ shown: RGBAImage, against source: RGBAImage) {
+        if let value = SSIMULACRA2.score(reference: source, distorted: shown) { scores.append(value) }
     }
 
     /// A cleared rectangle shows nothing: black, as a transparent pixel is measured.
     private mutating func fill(_ rect: PixelRect) {
         let (sw, sh) = (screen.width, screen.height)
         for y in rect.y..<min(rect.y + rect.height, sh) {
-            for x in rect.x..<min(rect.x + rect.width, sw) { screen.values[y * sw + x] = 0 }
+            for x in rect.x..<min(rect.x + rect.width, sw) {
+                screen.values[y * sw + x] = 0
+                colours[(y * sw + x) * 4] = 0; colours[(y * sw + x) * 4 + 1] = 0; colours[(y * sw + x) * 4 + 2] = 0
+            }
         }
     }
 }
