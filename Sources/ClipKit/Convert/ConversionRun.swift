@@ -59,8 +59,8 @@ struct ConversionRun: Sendable {
                 return result
             case .belowFloor(let gif):
                 throw ClipKitError.cannotFit(path: path, reason: String(
-                    format: "the GIF measures SSIM %.3f, below --min-quality %.3g (nothing written): lower --lossy, raise --quality or --colors, or lower --min-quality",
-                    gif.ssim ?? 0, options.minQuality ?? 0))
+                    format: "the GIF measures SSIMULACRA2 %.1f, below --min-quality %.3g (nothing written): lower --lossy, raise --quality or --colors, or lower --min-quality",
+                    gif.ssimulacra2 ?? 0, options.minQuality ?? 0))
             case .doesNotFit, .prunedTooEarly:
                 throw ClipKitError.internalFailure(path: path, reason: "a GIF without a byte limit did not fit")
             }
@@ -162,7 +162,7 @@ struct ConversionRun: Sendable {
                                          prune: prune, expectedCount: expectedCount)
             switch try ladder.write(quantized, pipeline: pipeline) {
             case .chosen(let result, let file):
-                if let floor = options.minQuality, let ssim = result.ssim, ssim < floor { return .belowFloor(result) }
+                if let floor = options.minQuality, let score = result.ssimulacra2, score < floor { return .belowFloor(result) }
                 gif = result
                 commit.add(file, as: .main)
             case .prunedTooEarly:
