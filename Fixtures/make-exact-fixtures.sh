@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Makes the fixtures of issue 23's "exact" classes in Fixtures/video/ (run: make fixtures): files
+# whose keyframe flags, GOP structure, palette, colour metadata or timing mislead a decoder.
+# Needs ffmpeg (libx264, libx265) and python3; byte edits are in exact_fixtures_helper.py.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+out="$here/video"
+helper="$here/exact_fixtures_helper.py"
+mkdir -p "$out"
+FF=(ffmpeg -hide_banner -loglevel error -nostdin -y)
+BITEXACT=(-fflags +bitexact -flags +bitexact -map_metadata -1)
+SRC=(-f lavfi -i)
+say() { printf 'make-exact-fixtures: wrote %-28s %7d bytes  (%s)\n' "$1" "$(stat -c %s "$out/$1")" "$2"; }
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+# seek_synclie.3gp: H.263, 5 fps, 12 s, real I-frames at 0 and 9.0 s only; the sync-sample table
+# also lists the P-frames at 3.6, 6.8 and 10.2 s (samples 19, 35, 52) as keyframes.
+"${FF[@]}" "${SRC[@]}" testsrc2=size=128x96:rate=5:duration=12 -c:v h263 -g 45 -q:v 14 "${BITEXACT[@]}" "$out/seek_synclie.3gp"
+python3 "$helper" sync-table "$out/seek_synclie.3gp" 1 19 35 46 52
+say seek_synclie.3gp "H.263 3GP, stss lists P-frames as keyframes"
+
+# seek_midgop_hevc.ts: HEVC in MPEG-TS, open GOPs (CRA) every 4 s, B-frames: no index, so a seek
+# lands mid-GOP and the decoder invents the missing references.
+"${FF[@]}" "${SRC[@]}" testsrc2=size=128x96:rate=5:duration=12 -c:v libx265 \
+    -x265-params "keyint=20:min-keyint=20:scenecut=0:open-gop=1:bframes=3:log-level=error" -crf 32 -pix_fmt yuv420p \
+    "${BITEXACT[@]}" -f mpegts "$out/seek_midgop_hevc.ts"
+say seek_midgop_hevc.ts "HEVC MPEG-TS, open GOP, seeks land mid-GOP"
+
+# seek_bframes_edit.mp4: 1 fps (pts are whole seconds), I/I/B/B/I/B/B: keyframes forced at 0, 1,
+# 4, 7, 10 with open GOPs (the B-frames before each I follow it in decode order), P-frames that
+# reference across keyframes (x264's default 3 references), cut with -ss -c copy (an edit list).
+"${FF[@]}" "${SRC[@]}" testsrc2=size=128x96:rate=1:duration=12 -c:v libx264 -threads 1 -bf 2 \
+    -x264-params "b-pyramid=none:b-adapt=0:scenecut=0:keyint=3:min-keyint=1:open-gop=1" -force_key_frames "0,1,4,7,10" \
+    -crf 30 -pix_fmt yuv420p "${BITEXACT[@]}" "$tmp/bframes.mp4"
+"${FF[@]}" -ss 0.5 -i "$tmp/bframes.mp4" -c copy "${BITEXACT[@]}" "$out/seek_bframes_edit.mp4"
+say seek_bframes_edit.mp4 "H.264 1 fps I/I/B/B open GOP, edit list"
+
+# seek_latekey.mp4: 10 fps, 6 s; the first keyframe is blanked (zeros), so nothing decodes
+# before the next one at 3.1 s, the only sample the sync table lists.
+"${FF[@]}" "${SRC[@]}" testsrc2=size=128x96:rate=10:duration=6 -c:v libx264 -threads 1 -bf 0 -x264-params "scenecut=0:keyint=100" \
+    -force_key_frames "0,3.1" -crf 30 -pix_fmt yuv420p "${BITEXACT[@]}" "$out/seek_latekey.mp4"
+python3 "$helper" blank-first "$out/seek_latekey.mp4"
+python3 "$helper" sync-table "$out/seek_latekey.mp4" 32
+say seek_latekey.mp4 "H.264, first decodable frame at 3.1 s"
