@@ -44,3 +44,8 @@ say seek_bframes_edit.mp4 "H.264 1 fps I/I/B/B open GOP, edit list"
 python3 "$helper" blank-first "$out/seek_latekey.mp4"
 python3 "$helper" sync-table "$out/seek_latekey.mp4" 32
 say seek_latekey.mp4 "H.264, first decodable frame at 3.1 s"
+
+# palette_raw.avi: 8-bit paletted video (raw PAL8 in AVI, 4 fps, 3 s); the palette is in the
+# header, given to the decoder with the first packet only, so a seek loses it.
+"${FF[@]}" "${SRC[@]}" testsrc2=size=48x32:rate=4:duration=3 -pix_fmt pal8 -c:v rawvideo "${BITEXACT[@]}" "$out/palette_raw.avi"
+say palette_raw.avi "raw PAL8 in AVI, header palette"

@@ -10,6 +10,8 @@ final class FrameDecoder: FrameProducer {
     private let codecContext: CodecContext
     private var codec: UnsafeMutablePointer<AVCodecContext> { codecContext.pointer }
     private let scaler = Scaler()
+    /// A paletted stream's palette, given again after each seek (nil for other streams).
+    private var palette: PaletteCarrier?
     private let timeBase: Double
     private let origin: Int64?
     private let outputSize: (width: Int, height: Int)
@@ -40,6 +42,8 @@ final class FrameDecoder: FrameProducer {
         }
         expectedCount = options.expectedCount(duration: info.duration, frameRate: info.frameRate)
 
+        if PaletteCarrier.applies(to: stream) { palette = PaletteCarrier() }
+        scaler.keepsPaletteAlpha = Scaler.palettesCarryAlpha(demuxer.decoder.pointee.id)
         codecContext = try CodecContext(codec: demuxer.decoder, path: demuxer.path)
         let context = codecContext.pointer
         var status = avcodec_parameters_to_context(context, stream.pointee.codecpar)
@@ -97,6 +101,11 @@ final class FrameDecoder: FrameProducer {
         guard let packet, let frame else { throw ClipKitError.internalFailure(path: path, reason: "out of memory") }
         var plan = SeekPlan(start: options.start)
         var hasCandidate = false
+        if palette != nil && (options.start > 0 || skipper != nil) {
+            // Before any seek skips it: the packet that carries the header palette.
+            palette?.prime(format: demuxer.format, streamIndex: demuxer.streamIndex, packet: packet)
+            demuxerMoved = true
+        }
         while true {
             hasCandidate = false
             let clean = try decodePass(from: plan.point, packet: packet, frame: frame, hasCandidate: &hasCandidate, into: &sequence)
@@ -270,6 +279,7 @@ final class FrameDecoder: FrameProducer {
                 guard packet.pointee.stream_index == demuxer.streamIndex else { continue }
                 if options.keyframesOnly && packet.pointee.flags & AV_PKT_FLAG_KEY == 0 { continue }
                 if leading.isLeading(packet.pointee) { continue }
+                palette?.pass(packet)
                 skipper?.noteRead(packet.pointee)
                 if options.fps != nil { skipIfUnneeded(packet.pointee, codec: codec) }
                 if mayGiveUp && packet.pointee.pts != ck_av_nopts_value() && codec.pointee.skip_frame == AVDISCARD_DEFAULT
@@ -377,6 +387,7 @@ final class FrameDecoder: FrameProducer {
             if av_seek_frame(format, demuxer.streamIndex, (origin ?? 0) &+ Int64(ticks), AVSEEK_FLAG_BACKWARD) < 0 { return false }
         }
         avcodec_flush_buffers(codec)
+        palette?.seeked()
         return true
     }
 }
