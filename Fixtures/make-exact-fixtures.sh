@@ -49,3 +49,26 @@ say seek_latekey.mp4 "H.264, first decodable frame at 3.1 s"
 # header, given to the decoder with the first packet only, so a seek loses it.
 "${FF[@]}" "${SRC[@]}" testsrc2=size=48x32:rate=4:duration=3 -pix_fmt pal8 -c:v rawvideo "${BITEXACT[@]}" "$out/palette_raw.avi"
 say palette_raw.avi "raw PAL8 in AVI, header palette"
+
+# hdr10_nometa.mp4: HDR10 (PQ, BT.2020, 10-bit HEVC) with neither MaxCLL nor mastering display
+# metadata, and its reference tone mapping by libavfilter's zscale + tonemap=hable chain (the
+# same chain as hdr10_pq.reference.png in make-fixtures.sh), which then assumes a 1000 cd/m2 peak.
+TONEMAP="zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=hable,zscale=t=bt709:m=bt709:r=tv,format=yuv420p,scale=in_color_matrix=bt709:in_range=tv:out_range=pc,format=rgb24"
+"${FF[@]}" "${SRC[@]}" "testsrc2=size=160x90:rate=10:duration=1" \
+    -vf "format=gbrpf32le,zscale=tin=bt709:min=gbr:pin=bt709:rin=full:t=smpte2084:p=bt2020:m=bt2020nc:r=tv:npl=1000,format=yuv420p10le" \
+    -c:v libx265 -x265-params "log-level=error:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc" -tag:v hvc1 \
+    "${BITEXACT[@]}" "$out/hdr10_nometa.mp4"
+"${FF[@]}" -i "$out/hdr10_nometa.mp4" -vf "$TONEMAP" -frames:v 1 "${BITEXACT[@]}" "$out/hdr10_nometa.reference.png"
+# Without colour chunks (gAMA, cHRM): libpng's reader would convert the pixels by them.
+python3 - "$out/hdr10_nometa.reference.png" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+out, i = data[:8], 8
+while i < len(data):
+    n = struct.unpack(">I", data[i:i + 4])[0]
+    if data[i + 4:i + 8] not in (b"gAMA", b"cHRM", b"sRGB", b"iCCP", b"cICP"):
+        out += data[i:i + 12 + n]
+    i += 12 + n
+open(sys.argv[1], "wb").write(out)
+PY
+say hdr10_nometa.mp4 "HEVC 10-bit PQ without light-level metadata, 160x90"
