@@ -6,6 +6,9 @@
       real keyframes it does not.
   exact_fixtures_helper.py blank-first FILE     overwrite the video track's first sample with
       zeros (same size): the frames before the next keyframe cannot be decoded.
+  exact_fixtures_helper.py mkv-no-durations FILE   turn a Matroska file's DefaultDuration and
+      BlockDuration elements into Void elements of the same size, and set the segment Duration
+      to the last block's timestamp: a stream whose frames carry no durations.
 """
 import struct
 import sys
@@ -89,7 +92,61 @@ def blank_first(path):
     open(path, "wb").write(data)
 
 
+MASTERS = {0x18538067, 0x1549A966, 0x1654AE6B, 0xAE, 0x1F43B675, 0xA0}
+
+
+def vint(data, at, keep_marker):
+    first = data[at]
+    length = 1
+    while length <= 8 and not first & (0x80 >> (length - 1)):
+        length += 1
+    value = first if keep_marker else first & (0xFF >> length)
+    for b in data[at + 1:at + length]:
+        value = value << 8 | b
+    return value, length
+
+
+def ebml(data, start, end):
+    at = start
+    while at < end:
+        ident, n = vint(data, at, True)
+        size, m = vint(data, at + n, False)
+        if size == (1 << (7 * m)) - 1:  # unknown size: up to the end of the parent
+            size = end - at - n - m
+        yield at, ident, at + n + m, min(at + n + m + size, end)
+        at = at + n + m + size
+
+
+def mkv_no_durations(path):
+    data = bytearray(open(path, "rb").read())
+    state = {"last": 0, "cluster": 0, "duration": None, "scale": 1000000}
+
+    def walk(start, end):
+        for at, ident, body, stop in ebml(data, start, end):
+            if ident in (0x23E383, 0x9B):
+                total = stop - at
+                data[at:stop] = bytes([0xEC, 0x80 | (total - 2)]) + bytes(total - 2)
+            elif ident == 0x4489:
+                state["duration"] = (body, stop - body)
+            elif ident == 0xE7:
+                state["cluster"] = int.from_bytes(data[body:stop], "big")
+            elif ident in (0xA3, 0xA1):  # SimpleBlock, Block: track vint, int16 timestamp
+                _, n = vint(data, body, False)
+                rel = struct.unpack(">h", data[body + n:body + n + 2])[0]
+                state["last"] = max(state["last"], state["cluster"] + rel)
+            elif ident in MASTERS:
+                walk(body, stop)
+
+    walk(0, len(data))
+    body, size = state["duration"]
+    data[body:body + size] = struct.pack(">f" if size == 4 else ">d", float(state["last"]))
+    open(path, "wb").write(data)
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == "mkv-no-durations":
+        mkv_no_durations(argv[2])
+        return 0
     if len(argv) == 3 and argv[1] == "blank-first":
         blank_first(argv[2])
         return 0

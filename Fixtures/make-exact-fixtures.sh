@@ -72,3 +72,15 @@ while i < len(data):
 open(sys.argv[1], "wb").write(out)
 PY
 say hdr10_nometa.mp4 "HEVC 10-bit PQ without light-level metadata, 160x90"
+
+# vfr_tick.mkv / vfr_nodur.mkv: 5 s at 30, 10 and 24 fps (a 120 fps source thinned), 64x48.
+# ffmpeg's Matroska muxer gives the track the time base's tick (8 ms) as DefaultDuration, so
+# the header ends the last frame 8 ms after its timestamp; vfr_nodur.mkv has no durations at all
+# (DefaultDuration and BlockDurations voided) and a segment Duration at the last timestamp.
+"${FF[@]}" "${SRC[@]}" "testsrc2=size=64x48:rate=120:duration=5" \
+    -vf "select='lt(t\,2)*not(mod(n\,4))+between(t\,2\,3.999)*not(mod(n\,12))+gte(t\,4)*not(mod(n\,5))'" \
+    -fps_mode vfr -c:v libx264 -threads 1 -crf 30 -g 60 -pix_fmt yuv420p "${BITEXACT[@]}" "$out/vfr_tick.mkv"
+cp "$out/vfr_tick.mkv" "$out/vfr_nodur.mkv"
+python3 "$helper" mkv-no-durations "$out/vfr_nodur.mkv"
+say vfr_tick.mkv "H.264 VFR 30/10/24 fps, 5 s, 8 ms default duration"
+say vfr_nodur.mkv "the same without any frame durations"

@@ -79,6 +79,8 @@ final class FrameDecoder: FrameProducer {
     private var candidateTime = 0.0
     private var lastTime: Double?
     private var lastDelta = 0.0
+    /// The smallest interval between decoded frames: what a real frame duration is at least half of.
+    private var shortestDelta: Double?
     private var decoded = 0
     private var stopped = false
     private var firstPacketError: String?
@@ -114,6 +116,7 @@ final class FrameDecoder: FrameProducer {
             av_frame_unref(candidate)
             lastTime = nil
             lastDelta = 0
+            shortestDelta = nil
             decoded = 0
             stopped = false
             sampler = FrameSampler(start: options.start, end: options.end, interval: options.fps.map { 1 / $0 })
@@ -227,7 +230,10 @@ final class FrameDecoder: FrameProducer {
                     return
                 }
                 try options.checkTimestamp(time, path: demuxer.path)
-                if let last = lastTime, time > last { lastDelta = time - last }
+                if let last = lastTime, time > last {
+                    lastDelta = time - last
+                    shortestDelta = min(shortestDelta ?? lastDelta, lastDelta)
+                }
                 lastTime = time
                 if hasCandidate && time > options.start + FrameSampler.epsilon && missesSentFrame() {
                     givenUp = true
@@ -340,7 +346,11 @@ final class FrameDecoder: FrameProducer {
            whole > lastTime {
             return whole
         }
-        if let duration = demuxer.info.duration, duration > lastTime, duration < lastTime + 4 * step {
+        // A header that gives the last frame no real duration stops at the last timestamp
+        // (frames without durations, Matroska's time base tick as default duration): the last
+        // frame then lasts as long as the one before it.
+        if let duration = demuxer.info.duration, duration > lastTime, duration < lastTime + 4 * step,
+           StreamTiming.isFrameDuration(duration - lastTime, shortestInterval: shortestDelta ?? step) {
             return duration
         }
         return byFrames
