@@ -84,3 +84,35 @@ cp "$out/vfr_tick.mkv" "$out/vfr_nodur.mkv"
 python3 "$helper" mkv-no-durations "$out/vfr_nodur.mkv"
 say vfr_tick.mkv "H.264 VFR 30/10/24 fps, 5 s, 8 ms default duration"
 say vfr_nodur.mkv "the same without any frame durations"
+
+# gif/cut_first_image.gif, gif/short_first_image.gif: an opaque 40x30 GIF (3 images, no
+# transparency anywhere) whose first image stops after 20 bytes of LZW data (about 820 of its
+# 1200 pixels): at the end of the file, or with the sub-block, the data and the file closed
+# properly. The undecoded pixels are transparent in browsers and in explode.
+python3 - "$here/gif" <<'PY'
+import sys
+from PIL import Image, ImageDraw
+frames = []
+for i in range(3):
+    im = Image.new("RGB", (40, 30), (200, 30 + 60 * i, 40))
+    ImageDraw.Draw(im).rectangle([5 + i * 5, 5, 15 + i * 5, 20], fill=(20, 20, 220))
+    frames.append(im.convert("P", palette=Image.ADAPTIVE, colors=16))
+path = sys.argv[1] + "/cut_first_image.gif"
+frames[0].save(path, save_all=True, append_images=frames[1:], duration=100, loop=0)
+data = open(path, "rb").read()
+at = 13 + (3 << ((data[10] & 7) + 1) if data[10] & 0x80 else 0)
+while data[at] == 0x21:  # extensions before the first image descriptor
+    at += 2
+    while data[at]:
+        at += 1 + data[at]
+    at += 1
+assert data[at] == 0x2C
+assert data[at + 9] & 0x80 == 0, "no local colour table expected"
+head = data[:at + 12] + data[at + 12:at + 12 + 20]
+open(path, "wb").write(head)
+short = bytearray(head)
+short[at + 11] = 20
+open(sys.argv[1] + "/short_first_image.gif", "wb").write(bytes(short) + b"\x00\x3b")
+PY
+say ../gif/cut_first_image.gif "first image cut short at the end of the file"
+say ../gif/short_first_image.gif "first image's data ends early"

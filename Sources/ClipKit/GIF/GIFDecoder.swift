@@ -112,8 +112,20 @@ public final class GIFDecoder {
     /// `deadline` is checked at every image.
     public func scan(deadline: Deadline = .none) throws -> GIFScan {
         var scan = GIFScan(canvasWidth: canvasWidth, canvasHeight: canvasHeight, hasGlobalPalette: globalPalette != nil)
+        // An image whose data gives fewer pixels than it declares (cut short, or damaged) leaves
+        // the rest undrawn: transparent wherever no earlier image covered the canvas. So the
+        // pixels are counted until an image covers the whole canvas.
+        var covered = false
+        countsPixels = true
+        defer { countsPixels = false }
         while let image = try nextImage(decoding: false) {
             try deadline.check(url.path)
+            countsPixels = !covered && !scan.mayBeTransparent
+            if decodedPixelCount < image.width * image.height && !covered {
+                scan.mayBeTransparent = true
+            } else if image.left == 0 && image.top == 0 && image.width >= canvasWidth && image.height >= canvasHeight {
+                covered = true
+            }
             scan.delays.append(image.delay)
             if image.localPalette != nil { scan.localPaletteCount += 1 }
             scan.declaredPixels += image.width * image.height
@@ -238,7 +250,18 @@ public final class GIFDecoder {
                              interlaced: packed & 0x40 != 0, localPalette: localPalette, indices: [])
         guard decoding else {
             // The code size byte, then the data sub-blocks.
-            if reader.byte() == nil { truncated("in image \(index)") } else { skipSubBlocks(context: "in image \(index)") }
+            guard let codeSize = reader.byte() else {
+                truncated("in image \(index)")
+                decodedPixelCount = 0
+                return frame
+            }
+            if countsPixels && (1...11).contains(codeSize) {
+                countPixels(of: frame, codeSize: Int(codeSize), index: index)
+            } else {
+                skipSubBlocks(context: "in image \(index)")
+                // An invalid code size leaves the image transparent; uncounted ones pass as whole.
+                decodedPixelCount = countsPixels ? 0 : width * height
+            }
             return frame
         }
         frame.indices = [UInt8](repeating: 0, count: width * height)
@@ -326,6 +349,26 @@ public final class GIFDecoder {
                 }
             }
         }
+    }
+
+    /// Whether a pass without decoding (`scan`) counts the pixels each image's data provides
+    /// (into `decodedPixelCount`) instead of skipping the data.
+    private var countsPixels = false
+
+    private func countPixels(of frame: GIFFrame, codeSize: Int, index: Int) {
+        lzw.reset(minimumCodeSize: codeSize)
+        let total = frame.width * frame.height
+        loop: while true {
+            switch reader.subBlock() {
+            case .terminator: break loop
+            case .data(let block): lzw.count(block, total: total)
+            case .truncated(let block):
+                lzw.count(block, total: total)
+                truncated("in image \(index)")
+                break loop
+            }
+        }
+        decodedPixelCount = lzw.position
     }
 
     private func skipSubBlocks(context: String) {

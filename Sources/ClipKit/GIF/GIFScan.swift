@@ -18,7 +18,9 @@ public struct GIFScan: Sendable, Equatable {
     /// whatever the file's size.
     public var declaredPixels = 0
     /// Whether any displayed pixel can be transparent: an image has a transparent index, clears
-    /// to the (transparent) background, or the first image leaves part of the canvas undrawn.
+    /// to the (transparent) background, or the first image leaves part of the canvas undrawn,
+    /// by its place or because its data gives fewer pixels than it declares (counted with the
+    /// LZW codes, until an image covers the canvas).
     public var mayBeTransparent = false
     /// Damage met while scanning (a missing trailer, a truncated block).
     public var warnings: [String] = []
