@@ -116,3 +116,67 @@ open(sys.argv[1] + "/short_first_image.gif", "wb").write(bytes(short) + b"\x00\x
 PY
 say ../gif/cut_first_image.gif "first image cut short at the end of the file"
 say ../gif/short_first_image.gif "first image's data ends early"
+
+# gif/many_palettes.gif, gif/gif87a_animation.gif, gif/plain_text_out_of_range.gif: GIF decoding
+# as browsers show it. Four 10x10 tiles of a 20x20 picture, each with its own colour table and
+# no graphic control extension (the "many palettes, one picture" way past 256 colours): one
+# frame. Three full-canvas images in a GIF87a file (no extensions at all): an animation of three
+# frames. And a GIF89a whose first image is preceded by a graphic control extension (delay 30 cs)
+# and then a plain text extension, and whose second image's local colour table is cut to 2
+# entries while its pixels use indices 0 to 3.
+python3 - "$here/gif" <<'PY'
+import io, struct, sys
+from PIL import Image
+
+def image_block(im, left, top):
+    """Pillow's image descriptor and LZW data for `im`, its colour table made local."""
+    b = io.BytesIO()
+    im.save(b, "GIF")
+    d = b.getvalue()
+    table = d[13:13 + (3 << ((d[10] & 7) + 1))] if d[10] & 0x80 else b""
+    at = 13 + len(table)
+    while d[at] == 0x21:
+        at += 2
+        while d[at]:
+            at += 1 + d[at]
+        at += 1
+    assert d[at] == 0x2C and not d[at + 9] & 0x80
+    end = at + 11
+    while d[end]:
+        end += 1 + d[end]
+    block = bytearray(d[at:end + 1])
+    block[1:5] = struct.pack("<HH", left, top)
+    block[9] |= 0x80 | (d[10] & 7)
+    return bytes(block[:10]) + table + bytes(block[10:])
+
+def solid(colour, w, h, colours=2):
+    return Image.new("RGB", (w, h), colour).convert("P", palette=Image.ADAPTIVE, colors=colours)
+
+def gif(signature, w, h, body):
+    return signature + struct.pack("<HHBBB", w, h, 0, 0, 0) + body + b"\x3b"
+
+def control(delay):
+    return bytes([0x21, 0xF9, 4, 0]) + struct.pack("<H", delay) + bytes([0, 0])
+
+out = sys.argv[1]
+tiles = b"".join(image_block(solid(c, 10, 10), x, y) for c, (x, y) in
+                 zip([(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 0)], [(0, 0), (10, 0), (0, 10), (10, 10)]))
+open(out + "/many_palettes.gif", "wb").write(gif(b"GIF89a", 20, 20, tiles))
+frames = b"".join(image_block(solid(c, 20, 20), 0, 0) for c in [(255, 0, 0), (0, 255, 0), (0, 0, 255)])
+open(out + "/gif87a_animation.gif", "wb").write(gif(b"GIF87a", 20, 20, frames))
+
+# Four vertical bars (red, green, blue, white): indices 0..3 in a 4-entry table, cut to 2 entries.
+bars = Image.new("RGB", (20, 20))
+for x in range(20):
+    for y in range(20):
+        bars.putpixel((x, y), [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255)][x // 5])
+bars = bars.quantize(colors=4, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+cut = bytearray(image_block(bars, 0, 0))
+assert cut[9] & 7 == 1, "a 4-entry table expected"
+cut[9] = (cut[9] & ~7) | 0
+cut = bytes(cut[:10 + 6]) + bytes(cut[10 + 12:])
+plain_text = bytes([0x21, 0x01, 12]) + struct.pack("<HHHHBBBB", 0, 0, 20, 20, 8, 8, 1, 0) + bytes([4]) + b"TEXT" + b"\x00"
+first = control(30) + plain_text + image_block(solid((90, 90, 90), 20, 20), 0, 0)
+open(out + "/plain_text_out_of_range.gif", "wb").write(gif(b"GIF89a", 20, 20, first + control(40) + cut))
+PY
+for f in many_palettes.gif gif87a_animation.gif plain_text_out_of_range.gif; do say ../gif/$f "GIF decoding as browsers show it"; done

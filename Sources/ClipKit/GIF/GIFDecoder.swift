@@ -40,6 +40,8 @@ public final class GIFDecoder {
     public private(set) var imageCount = 0
 
     private let maxPixels: Int
+    /// GIF87a has no extensions: its images are frames of their own, as browsers play them.
+    private let isGIF87a: Bool
     private let reader: GIFByteReader
     private let lzw = LZWDecoder()
     private var pendingControl: GraphicControl?
@@ -74,6 +76,7 @@ public final class GIFDecoder {
         guard let signature = String(bytes: header[0..<6], encoding: .ascii), signature == "GIF87a" || signature == "GIF89a" else {
             throw ClipKitError.notMedia(path: path, reason: "no GIF87a/GIF89a signature")
         }
+        isGIF87a = signature == "GIF87a"
         canvasWidth = Int(header[6]) | Int(header[7]) << 8
         canvasHeight = Int(header[8]) | Int(header[9]) << 8
         let packed = header[10]
@@ -127,6 +130,7 @@ public final class GIFDecoder {
                 covered = true
             }
             scan.delays.append(image.delay)
+            scan.controlled.append(image.hasGraphicControl)
             if image.localPalette != nil { scan.localPaletteCount += 1 }
             scan.declaredPixels += image.width * image.height
             if image.transparentIndex != nil || image.disposal == .background
@@ -135,7 +139,7 @@ public final class GIFDecoder {
                 scan.mayBeTransparent = true
             }
         }
-        scan.frames = Compositor.displayedFrames(delays: scan.delays)
+        scan.frames = Compositor.displayedFrames(delays: scan.delays, controlled: scan.controlled)
         scan.loopCount = loopCount
         scan.warnings = warnings
         return scan
@@ -243,11 +247,13 @@ public final class GIFDecoder {
             localPalette = Array(table)
         }
         let control = pendingControl ?? GraphicControl()
+        let hasControl = pendingControl != nil || isGIF87a
         pendingControl = nil
         imageCount += 1
         var frame = GIFFrame(left: left, top: top, width: width, height: height, delay: control.delay,
                              disposal: control.disposal, transparentIndex: control.transparentIndex,
                              interlaced: packed & 0x40 != 0, localPalette: localPalette, indices: [])
+        frame.hasGraphicControl = hasControl
         guard decoding else {
             // The code size byte, then the data sub-blocks.
             guard let codeSize = reader.byte() else {
