@@ -61,6 +61,7 @@ fixtures:
 	python3 Fixtures/make-bad-fixtures.py
 	python3 Fixtures/make-hostile-fixtures.py
 	python3 Fixtures/make-ssimulacra2-fixtures.py
+	bash Fixtures/make-exact-fixtures.sh
 
 # Side by side with ffmpeg, gifsicle, ImageMagick, ffmpegthumbnailer (installed if missing): writes
 # bench/results.md. QUICK=1: one clip per task, one run each.

@@ -138,7 +138,7 @@ import TestSupport
 
     /// HDR10 (PQ) and HLG thumbnails match libavfilter's zscale + tonemap=hable (the reference
     /// PNGs, made by Fixtures/make-fixtures.sh) closely; without tone mapping they are far off.
-    @Test(arguments: ["hdr10_pq", "hdr_hlg"])
+    @Test(arguments: ["hdr10_pq", "hdr_hlg", "hdr10_nometa"])
     func hdrIsToneMappedLikeLibavfilter(_ name: String) throws {
         let url = Fixture.url("video/\(name).mp4")
         let info = try VideoReader(url: url).info

@@ -76,20 +76,26 @@ public struct Compositor {
         }
     }
 
-    /// The images (by index) that make up each displayed frame, given every image's delay.
+    /// The images (by index) that make up each displayed frame, given every image's delay and
+    /// whether it has a graphic control extension (`controlled`, all true when empty).
     /// An image with delay 0 is shown together with the images after it, up to and including
     /// the next one with a delay (how encoders tile more than 256 colours into one frame);
     /// zero-delay images at the end form a last frame. When no image has a delay, each image
-    /// is a frame of its own.
-    public static func displayedFrames(delays: [Int]) -> [Range<Int>] {
-        guard delays.contains(where: { $0 > 0 }) else { return delays.indices.map { $0..<($0 + 1) } }
+    /// with a graphic control extension starts a frame of its own (a GIF87a file's images too:
+    /// an animation), and images without one join the frame before them: the "many palettes,
+    /// one picture" tiles of a GIF89a file with no timing at all are one picture.
+    public static func displayedFrames(delays: [Int], controlled: [Bool] = []) -> [Range<Int>] {
+        let timed = delays.contains { $0 > 0 }
         var frames: [Range<Int>] = []
         var start = 0
-        for (index, delay) in delays.enumerated() where delay > 0 {
-            frames.append(start..<(index + 1))
-            start = index + 1
+        for index in delays.indices {
+            let next = index + 1
+            let ends = delays[index] > 0 || (!timed && (next >= controlled.count || controlled[next]))
+            if ends && next < delays.count || next == delays.count {
+                frames.append(start..<next)
+                start = next
+            }
         }
-        if start < delays.count { frames.append(start..<delays.count) }
         return frames
     }
 

@@ -40,6 +40,8 @@ public final class GIFDecoder {
     public private(set) var imageCount = 0
 
     private let maxPixels: Int
+    /// GIF87a has no extensions: its images are frames of their own, as browsers play them.
+    private let isGIF87a: Bool
     private let reader: GIFByteReader
     private let lzw = LZWDecoder()
     private var pendingControl: GraphicControl?
@@ -74,6 +76,7 @@ public final class GIFDecoder {
         guard let signature = String(bytes: header[0..<6], encoding: .ascii), signature == "GIF87a" || signature == "GIF89a" else {
             throw ClipKitError.notMedia(path: path, reason: "no GIF87a/GIF89a signature")
         }
+        isGIF87a = signature == "GIF87a"
         canvasWidth = Int(header[6]) | Int(header[7]) << 8
         canvasHeight = Int(header[8]) | Int(header[9]) << 8
         let packed = header[10]
@@ -112,9 +115,22 @@ public final class GIFDecoder {
     /// `deadline` is checked at every image.
     public func scan(deadline: Deadline = .none) throws -> GIFScan {
         var scan = GIFScan(canvasWidth: canvasWidth, canvasHeight: canvasHeight, hasGlobalPalette: globalPalette != nil)
+        // An image whose data gives fewer pixels than it declares (cut short, or damaged) leaves
+        // the rest undrawn: transparent wherever no earlier image covered the canvas. So the
+        // pixels are counted until an image covers the whole canvas.
+        var covered = false
+        countsPixels = true
+        defer { countsPixels = false }
         while let image = try nextImage(decoding: false) {
             try deadline.check(url.path)
+            countsPixels = !covered && !scan.mayBeTransparent
+            if decodedPixelCount < image.width * image.height && !covered {
+                scan.mayBeTransparent = true
+            } else if image.left == 0 && image.top == 0 && image.width >= canvasWidth && image.height >= canvasHeight {
+                covered = true
+            }
             scan.delays.append(image.delay)
+            scan.controlled.append(image.hasGraphicControl)
             if image.localPalette != nil { scan.localPaletteCount += 1 }
             scan.declaredPixels += image.width * image.height
             if image.transparentIndex != nil || image.disposal == .background
@@ -123,7 +139,7 @@ public final class GIFDecoder {
                 scan.mayBeTransparent = true
             }
         }
-        scan.frames = Compositor.displayedFrames(delays: scan.delays)
+        scan.frames = Compositor.displayedFrames(delays: scan.delays, controlled: scan.controlled)
         scan.loopCount = loopCount
         scan.warnings = warnings
         return scan
@@ -231,14 +247,27 @@ public final class GIFDecoder {
             localPalette = Array(table)
         }
         let control = pendingControl ?? GraphicControl()
+        let hasControl = pendingControl != nil || isGIF87a
         pendingControl = nil
         imageCount += 1
         var frame = GIFFrame(left: left, top: top, width: width, height: height, delay: control.delay,
                              disposal: control.disposal, transparentIndex: control.transparentIndex,
                              interlaced: packed & 0x40 != 0, localPalette: localPalette, indices: [])
+        frame.hasGraphicControl = hasControl
         guard decoding else {
             // The code size byte, then the data sub-blocks.
-            if reader.byte() == nil { truncated("in image \(index)") } else { skipSubBlocks(context: "in image \(index)") }
+            guard let codeSize = reader.byte() else {
+                truncated("in image \(index)")
+                decodedPixelCount = 0
+                return frame
+            }
+            if countsPixels && (1...11).contains(codeSize) {
+                countPixels(of: frame, codeSize: Int(codeSize), index: index)
+            } else {
+                skipSubBlocks(context: "in image \(index)")
+                // An invalid code size leaves the image transparent; uncounted ones pass as whole.
+                decodedPixelCount = countsPixels ? 0 : width * height
+            }
             return frame
         }
         frame.indices = [UInt8](repeating: 0, count: width * height)
@@ -326,6 +355,26 @@ public final class GIFDecoder {
                 }
             }
         }
+    }
+
+    /// Whether a pass without decoding (`scan`) counts the pixels each image's data provides
+    /// (into `decodedPixelCount`) instead of skipping the data.
+    private var countsPixels = false
+
+    private func countPixels(of frame: GIFFrame, codeSize: Int, index: Int) {
+        lzw.reset(minimumCodeSize: codeSize)
+        let total = frame.width * frame.height
+        loop: while true {
+            switch reader.subBlock() {
+            case .terminator: break loop
+            case .data(let block): lzw.count(block, total: total)
+            case .truncated(let block):
+                lzw.count(block, total: total)
+                truncated("in image \(index)")
+                break loop
+            }
+        }
+        decodedPixelCount = lzw.position
     }
 
     private func skipSubBlocks(context: String) {

@@ -45,6 +45,10 @@ public struct GIFFrame: Sendable, Equatable {
     public var localPalette: [UInt8]?
     /// `width * height` palette indices, row by row in display order (de-interlaced).
     public var indices: [UInt8]
+    /// False for an image of a GIF89a file with no graphic control extension before it: such
+    /// images tile one picture with the images before them (`Compositor.displayedFrames`).
+    /// A GIF87a file has no extensions: each of its images counts as having one.
+    public var hasGraphicControl = true
 
     public init(left: Int = 0, top: Int = 0, width: Int, height: Int, delay: Int = 0,
                 disposal: GIFDisposal = .none, transparentIndex: Int? = nil, interlaced: Bool = false,

@@ -6,8 +6,11 @@ public struct GIFScan: Sendable, Equatable {
     public var canvasHeight: Int
     /// The stored delay of each image, in centiseconds.
     public var delays: [Int] = []
+    /// Whether each image has a graphic control extension (always, in a GIF87a file).
+    public var controlled: [Bool] = []
     /// The images (by index) that form each displayed frame: zero-delay images are shown together
-    /// with the next image that has a delay (`Compositor.displayedFrames(delays:)`).
+    /// with the next image that has a delay, and images without a graphic control extension
+    /// with the ones before them (`Compositor.displayedFrames(delays:controlled:)`).
     public var frames: [Range<Int>] = []
     /// NETSCAPE2.0/ANIMEXTS1.0 loop count (0 = forever), nil when absent (plays once).
     public var loopCount: Int?
@@ -18,7 +21,9 @@ public struct GIFScan: Sendable, Equatable {
     /// whatever the file's size.
     public var declaredPixels = 0
     /// Whether any displayed pixel can be transparent: an image has a transparent index, clears
-    /// to the (transparent) background, or the first image leaves part of the canvas undrawn.
+    /// to the (transparent) background, or the first image leaves part of the canvas undrawn,
+    /// by its place or because its data gives fewer pixels than it declares (counted with the
+    /// LZW codes, until an image covers the canvas).
     public var mayBeTransparent = false
     /// Damage met while scanning (a missing trailer, a truncated block).
     public var warnings: [String] = []

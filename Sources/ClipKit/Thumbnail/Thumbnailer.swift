@@ -149,8 +149,14 @@ public struct Thumbnailer: Sendable {
         guard let window = options.skipBlankWithin, time == nil else {
             read.maxFrames = 1
             let frames = try reader.frames(options: read)
-            let image = try firstFrame(frames, path: url.path).image
-            return (image, frames.warnings)
+            let frame = try firstFrame(frames, path: url.path)
+            // Nothing decodes at the start (the frames before the first keyframe are damaged):
+            // the first frame that does is shown, as `gif` shows it from 0, and said so.
+            if read.start > 0 && frame.sourceTime > read.start + FrameSampler.epsilon {
+                let late = String(format: "no frame decodes at %.3fs; took the first that does, at %.3fs", read.start, frame.sourceTime)
+                return (frame.image, frames.warnings + [late])
+            }
+            return (frame.image, frames.warnings)
         }
         // Look at a few frames a second through the window; decoding skips the rest.
         read.end = read.start + max(window, 0.001)

@@ -10,6 +10,8 @@ final class FrameDecoder: FrameProducer {
     private let codecContext: CodecContext
     private var codec: UnsafeMutablePointer<AVCodecContext> { codecContext.pointer }
     private let scaler = Scaler()
+    /// A paletted stream's palette, given again after each seek (nil for other streams).
+    private var palette: PaletteCarrier?
     private let timeBase: Double
     private let origin: Int64?
     private let outputSize: (width: Int, height: Int)
@@ -40,6 +42,8 @@ final class FrameDecoder: FrameProducer {
         }
         expectedCount = options.expectedCount(duration: info.duration, frameRate: info.frameRate)
 
+        if PaletteCarrier.applies(to: stream) { palette = PaletteCarrier() }
+        scaler.keepsPaletteAlpha = Scaler.palettesCarryAlpha(demuxer.decoder.pointee.id)
         codecContext = try CodecContext(codec: demuxer.decoder, path: demuxer.path)
         let context = codecContext.pointer
         var status = avcodec_parameters_to_context(context, stream.pointee.codecpar)
@@ -75,6 +79,8 @@ final class FrameDecoder: FrameProducer {
     private var candidateTime = 0.0
     private var lastTime: Double?
     private var lastDelta = 0.0
+    /// The smallest interval between decoded frames: what a real frame duration is at least half of.
+    private var shortestDelta: Double?
     private var decoded = 0
     private var stopped = false
     private var firstPacketError: String?
@@ -97,6 +103,11 @@ final class FrameDecoder: FrameProducer {
         guard let packet, let frame else { throw ClipKitError.internalFailure(path: path, reason: "out of memory") }
         var plan = SeekPlan(start: options.start)
         var hasCandidate = false
+        if palette != nil && (options.start > 0 || skipper != nil) {
+            // Before any seek skips it: the packet that carries the header palette.
+            palette?.prime(format: demuxer.format, streamIndex: demuxer.streamIndex, packet: packet)
+            demuxerMoved = true
+        }
         while true {
             hasCandidate = false
             let clean = try decodePass(from: plan.point, packet: packet, frame: frame, hasCandidate: &hasCandidate, into: &sequence)
@@ -105,6 +116,7 @@ final class FrameDecoder: FrameProducer {
             av_frame_unref(candidate)
             lastTime = nil
             lastDelta = 0
+            shortestDelta = nil
             decoded = 0
             stopped = false
             sampler = FrameSampler(start: options.start, end: options.end, interval: options.tickInterval)
@@ -140,6 +152,17 @@ final class FrameDecoder: FrameProducer {
         let mayGiveUp = point != .beginning
         guard seek(format, to: point) || !mayGiveUp else { return false }
         var givenUp = false
+        /// After a seek, the time the landing must reach, until the decoder gives its first intra picture.
+        var landing: Double? = mayGiveUp ? options.start : nil
+        var leading = LeadingPictures(afterSeek: mayGiveUp)
+        /// The latest packet time at or before the start sent to the decoder: a decoder that drops
+        /// a picture whose references were not decoded (H.264 past an open-GOP landing) would
+        /// otherwise leave the frame before it on screen at the start.
+        var latestSent: Double?
+        func missesSentFrame() -> Bool {
+            guard mayGiveUp, sequence.pushedCount == 0, let latestSent else { return false }
+            return latestSent > candidateTime + FrameSampler.epsilon
+        }
         /// Where to seek next to skip ahead (or, after a bad landing, to go back to); see `TickSkipper`.
         var relocation: SeekPlan.Point?
 
@@ -151,7 +174,13 @@ final class FrameDecoder: FrameProducer {
                 av_frame_unref(candidate)
                 hasCandidate = false
                 lastTime = nil
-                if seek(format, to: point) { return }
+                if seek(format, to: point) {
+                    if point != .beginning {
+                        landing = skipper?.pendingTick
+                        leading = LeadingPictures(afterSeek: true)
+                    }
+                    return
+                }
                 relocation = skipper?.retryPoint()
             }
             throw ClipKitError.corrupt(path: path, reason: "cannot seek back after skipping ahead")
@@ -162,17 +191,35 @@ final class FrameDecoder: FrameProducer {
                 let status = avcodec_receive_frame(codec, frame)
                 if status == ck_averror_eagain() || status == ck_averror_eof() { return }
                 if status < 0 {
-                    // A damaged frame: keep what decoded so far, as players do.
+                    // A damaged frame: keep what decoded so far, as players do. Before the chain's
+                    // first intra picture it is expected (the landing was mid-GOP) and harmless.
                     firstPacketError = firstPacketError ?? ffmpegMessage(status)
-                    if mayGiveUp && sequence.pushedCount == 0 { givenUp = true }
+                    if landing == nil { chainBroken() }
                     return
                 }
-                decoded += 1
                 // Headers can lie: a stream may switch to a larger size mid-way.
                 try options.limits.checkPixels(width: Int(frame.pointee.width), height: Int(frame.pointee.height),
                                                what: "decoded frame", path: path)
                 let time = presentationTime(of: frame)
                 let damaged = frame.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 || frame.pointee.decode_error_flags != 0
+                if let target = landing {
+                    // After a seek only a chain that starts at a picture the decoder itself calls
+                    // intra is clean: containers flag P-frames as keyframes, and a decode that
+                    // starts mid-GOP (MPEG-TS) makes pictures from references it never had.
+                    let intra = frame.pointee.key_frame != 0 || frame.pointee.pict_type == AV_PICTURE_TYPE_I
+                    if !intra || damaged {
+                        av_frame_unref(frame)
+                        // Frames before the target may be passed over; one after it shows the
+                        // landing missed it.
+                        if time > target + FrameSampler.epsilon {
+                            landingMissed()
+                            return
+                        }
+                        continue
+                    }
+                    landing = nil
+                }
+                decoded += 1
                 if mayGiveUp && sequence.pushedCount == 0 && (damaged || (decoded == 1 && time > options.start + FrameSampler.epsilon)) {
                     givenUp = true
                     return
@@ -183,8 +230,15 @@ final class FrameDecoder: FrameProducer {
                     return
                 }
                 try options.checkTimestamp(time, path: demuxer.path)
-                if let last = lastTime, time > last { lastDelta = time - last }
+                if let last = lastTime, time > last {
+                    lastDelta = time - last
+                    shortestDelta = min(shortestDelta ?? lastDelta, lastDelta)
+                }
                 lastTime = time
+                if hasCandidate && time > options.start + FrameSampler.epsilon && missesSentFrame() {
+                    givenUp = true
+                    return
+                }
                 if hasCandidate {
                     if time <= candidateTime + FrameSampler.epsilon {
                         // Not later than the candidate (duplicate or out-of-order timestamp): the newer frame wins.
@@ -198,6 +252,22 @@ final class FrameDecoder: FrameProducer {
                 hasCandidate = true
                 if sampler.isExhausted(candidateTime: candidateTime) && options.end != nil { stopped = true }
             }
+        }
+
+        /// A seek landed where no clean chain reaches the target: the pass is given up (before
+        /// anything is queued), or the skipper goes back to an earlier point.
+        func landingMissed() {
+            if skipper?.pendingTick != nil {
+                relocation = skipper?.retryPoint()
+            } else if mayGiveUp && sequence.pushedCount == 0 {
+                givenUp = true
+            }
+            landing = nil
+        }
+
+        /// A decode error after the chain started: what follows may be built on a broken picture.
+        func chainBroken() {
+            if mayGiveUp && sequence.pushedCount == 0 { givenUp = true }
         }
 
         repeat {
@@ -214,11 +284,19 @@ final class FrameDecoder: FrameProducer {
                 defer { av_packet_unref(packet) }
                 guard packet.pointee.stream_index == demuxer.streamIndex else { continue }
                 if options.keyframesOnly && packet.pointee.flags & AV_PKT_FLAG_KEY == 0 { continue }
+                if leading.isLeading(packet.pointee) { continue }
+                palette?.pass(packet)
                 skipper?.noteRead(packet.pointee)
                 if options.fps != nil { skipIfUnneeded(packet.pointee, codec: codec) }
+                if mayGiveUp && packet.pointee.pts != ck_av_nopts_value() && codec.pointee.skip_frame == AVDISCARD_DEFAULT
+                    && packet.pointee.flags & AV_PKT_FLAG_DISCARD == 0 {
+                    let time = Double(packet.pointee.pts - (origin ?? 0)) * timeBase
+                    if time <= options.start + FrameSampler.epsilon { latestSent = max(latestSent ?? time, time) }
+                }
                 let sent = avcodec_send_packet(codec, packet)
                 if sent < 0 && sent != ck_averror_eagain() {
                     firstPacketError = firstPacketError ?? ffmpegMessage(sent)
+                    if landing == nil { chainBroken() }
                     continue
                 }
                 try receiveFrames()
@@ -233,6 +311,7 @@ final class FrameDecoder: FrameProducer {
             }
         } while relocation != nil && !stopped
         if givenUp || (mayGiveUp && decoded == 0) { return false }
+        if hasCandidate && missesSentFrame() { return false }
         return true
     }
 
@@ -267,7 +346,11 @@ final class FrameDecoder: FrameProducer {
            whole > lastTime {
             return whole
         }
-        if let duration = demuxer.info.duration, duration > lastTime, duration < lastTime + 4 * step {
+        // A header that gives the last frame no real duration stops at the last timestamp
+        // (frames without durations, Matroska's time base tick as default duration): the last
+        // frame then lasts as long as the one before it.
+        if let duration = demuxer.info.duration, duration > lastTime, duration < lastTime + 4 * step,
+           StreamTiming.isFrameDuration(duration - lastTime, shortestInterval: shortestDelta ?? step) {
             return duration
         }
         return byFrames
@@ -295,8 +378,11 @@ final class FrameDecoder: FrameProducer {
             let origin = self.origin ?? 0
             let flags = format.pointee.iformat.pointee.flags
             let byBytes = flags & (AVFMT_TS_DISCONT | AVFMT_NOTIMESTAMPS) != 0
+            // A file whose index lists no keyframe at its start (the first packets undecodable)
+            // is rewound to its first packet all the same, as opening it again would.
             if !(byBytes && av_seek_frame(format, -1, 0, AVSEEK_FLAG_BYTE) >= 0)
-                && avformat_seek_file(format, demuxer.streamIndex, Int64.min, origin, origin, 0) < 0 {
+                && avformat_seek_file(format, demuxer.streamIndex, Int64.min, origin, origin, 0) < 0
+                && av_seek_frame(format, demuxer.streamIndex, origin, AVSEEK_FLAG_BACKWARD | AVSEEK_FLAG_ANY) < 0 {
                 // A raw stream without timestamps or index may refuse both: rewind the bytes
                 // themselves (the demuxer's buffers emptied), as reopening the file would.
                 guard let io = format.pointee.pb, avio_seek(io, 0, SEEK_SET) >= 0 else { return false }
@@ -311,6 +397,43 @@ final class FrameDecoder: FrameProducer {
             if av_seek_frame(format, demuxer.streamIndex, (origin ?? 0) &+ Int64(ticks), AVSEEK_FLAG_BACKWARD) < 0 { return false }
         }
         avcodec_flush_buffers(codec)
+        palette?.seeked()
         return true
+    }
+}
+
+/// The leading pictures of the keyframe a seek lands on: packets that follow it in decode order
+/// but come before it on screen (the B-frames of an open GOP). They need the GOP before, which
+/// was never decoded; fed to the decoder they come out broken or make it drop the clean
+/// pictures after the keyframe too (H.264 then loses its recovery point, and the last frames
+/// of a stream never come out). Not sending them costs nothing: a frame before the keyframe
+/// cannot be shown from this landing anyway (`FrameDecoder` then decodes from an earlier one).
+struct LeadingPictures {
+    /// Waiting for the first packet flagged key after a seek.
+    private var awaitingKey: Bool
+    /// That packet's presentation timestamp, until the next key packet.
+    private var keyTimestamp: Int64?
+
+    init(afterSeek: Bool) {
+        awaitingKey = afterSeek
+    }
+
+    /// True for a packet to leave out.
+    mutating func isLeading(_ packet: AVPacket) -> Bool {
+        let isKey = packet.flags & AV_PKT_FLAG_KEY != 0
+        if awaitingKey {
+            if isKey && packet.pts != ck_av_nopts_value() {
+                awaitingKey = false
+                keyTimestamp = packet.pts
+            }
+            return false
+        }
+        guard let key = keyTimestamp else { return false }
+        // The next keyframe ends the landing's GOP (and a timestamp discontinuity cannot drop more).
+        if isKey {
+            keyTimestamp = nil
+            return false
+        }
+        return packet.pts != ck_av_nopts_value() && packet.pts < key
     }
 }

@@ -9,6 +9,16 @@ final class Scaler {
         var width, height, format, outWidth, outHeight, space, range: Int32
     }
     private var key: Key?
+    /// Whether a PAL8 frame's palette alpha is real (`palettesCarryAlpha`); otherwise it is
+    /// opaque, whatever the fourth byte of its entries says.
+    var keepsPaletteAlpha = true
+
+    /// Codecs whose palettes have real alpha (PNG's tRNS, GIF's transparent index, TGA's
+    /// 32-bit colour maps). The palettes of paletted video (MS Video 1, QuickTime SMC/RLE,
+    /// raw AVI) come from headers whose fourth byte is unused, usually 0.
+    static func palettesCarryAlpha(_ codec: AVCodecID) -> Bool {
+        [AV_CODEC_ID_PNG, AV_CODEC_ID_APNG, AV_CODEC_ID_GIF, AV_CODEC_ID_TARGA, AV_CODEC_ID_DDS].contains(codec)
+    }
 
     /// `sws_scale` of all of `frame` into one packed plane at `target` with `stride` bytes a row
     /// (AVFrame's plane and stride arrays are C arrays, tuples in Swift: rebound to pointers here).
@@ -62,6 +72,11 @@ final class Scaler {
         }
         if scaled <= 0 {
             throw ClipKitError.internalFailure(path: "swscale", reason: "scaling failed")
+        }
+        if srcFormat == AV_PIX_FMT_PAL8 && !keepsPaletteAlpha {
+            image.pixels.withUnsafeMutableBufferPointer { pixels in
+                for i in stride(from: 3, to: pixels.count, by: 4) { pixels[i] = 255 }
+            }
         }
         return image
     }

@@ -10,9 +10,34 @@ public struct StreamTiming: Sendable, Equatable {
     /// True when the gaps between frames differ by more than 5% (variable frame rate), beyond
     /// the rounding of the container's timestamps (milliseconds in Matroska and WebM).
     public var isVariableFrameRate: Bool
-    /// From the first timestamp to the end of the last packet, in seconds: the length when the
-    /// header has none or an open-ended one. Nil without timestamps.
+    /// From the first timestamp to the end of the last frame, in seconds: the length when the
+    /// header has none or an open-ended one. Nil without timestamps. A last frame without a
+    /// duration of its own (Matroska without block durations, or with the time base's tick as
+    /// default duration) lasts as long as the frame before it, as ffmpeg's guess and players have it.
     public var duration: Double?
+    /// From the first timestamp to the last frame's; the gap before that frame and the smallest
+    /// gap between frames (nil with one frame).
+    var lastFrameStart: Double?
+    var lastInterval: Double?
+    var shortestInterval: Double?
+
+    /// The clip's length: `header` (the container's), unless it gives the last frame no real
+    /// duration (`isFrameDuration`: a header that stops at the last timestamp), then `duration`.
+    public func duration(header: Double?) -> Double? {
+        guard let header else { return duration }
+        if let start = lastFrameStart, let shortest = shortestInterval, let duration,
+           !Self.isFrameDuration(header - start, shortestInterval: shortest), duration > header {
+            return duration
+        }
+        return header
+    }
+
+    /// Whether `seconds` can be how long a frame is shown: at least half the shortest interval
+    /// between frames. Less is no duration (0), or the time base's tick that ffmpeg's Matroska
+    /// muxer writes as default duration (8 ms at 1/120 s), not the frame's.
+    static func isFrameDuration(_ seconds: Double, shortestInterval: Double) -> Bool {
+        seconds >= shortestInterval / 2 - 1e-9
+    }
 
     /// Reads every packet of the video stream of `url` (no decoding), within `limits`' deadline.
     public static func measure(_ url: URL, limits: Limits = Limits()) throws -> StreamTiming {
@@ -47,7 +72,19 @@ public struct StreamTiming: Sendable, Equatable {
             let rounding = max(timeBase, 0.001) * 1.5
             if let small = gaps.min(), let large = gaps.max() { variable = large - small > max(small * 0.05, rounding) + 1e-9 }
         }
-        let duration = times.first.map { max(end, times.last!) - $0 }
-        return StreamTiming(frameCount: count, measuredFrameRate: rate, isVariableFrameRate: variable, duration: duration)
+        var duration = times.first.map { max(end, times.last!) - $0 }
+        var timing = StreamTiming(frameCount: count, measuredFrameRate: rate, isVariableFrameRate: variable, duration: nil)
+        if let first = times.first, let last = times.last {
+            timing.lastFrameStart = last - first
+            let gaps = zip(times.dropFirst(), times).map { $0 - $1 }.filter { $0 > 0 }
+            timing.shortestInterval = gaps.min()
+            if let before = times.dropLast().last, last > before, let shortest = gaps.min(),
+               !isFrameDuration(max(end - last, 0), shortestInterval: shortest) {
+                timing.lastInterval = last - before
+                duration = last - first + (last - before)
+            }
+        }
+        timing.duration = duration
+        return timing
     }
 }

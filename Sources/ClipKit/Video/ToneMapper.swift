@@ -6,7 +6,7 @@ import Foundation
 /// out washed out or dark. Follows libavfilter's `tonemap` filter: light normalised to 100 cd/m²
 /// (reference white), primaries converted to BT.709 in linear light, overbright colours
 /// desaturated (desat 2), then Hable's filmic curve on the brightest component, scaled by the
-/// signal peak (content light level, mastering display, or 10000 cd/m² for PQ and 1000 for HLG),
+/// signal peak (content light level, mastering display, else 1000 cd/m²),
 /// and the BT.709 display transfer (BT.1886).
 struct ToneMapper {
     enum Transfer: Equatable {
@@ -32,8 +32,11 @@ struct ToneMapper {
         }
     }
 
-    /// The signal peak as libavfilter determines it: MaxCLL, else the mastering display's
-    /// maximum luminance, else the format's nominal peak.
+    /// The signal peak as libavfilter's `zscale=t=linear,tonemap` chain determines it: MaxCLL,
+    /// else the mastering display's maximum luminance, else 1000 cd/m² for PQ as for HLG (the
+    /// tonemap filter then sees linear light, not PQ, and assumes a 1000 cd/m² display, as
+    /// Chromium does for HDR10 without metadata; PQ's nominal 10,000 made such clips about 15
+    /// levels too dark).
     static func peak(of frame: UnsafePointer<AVFrame>, transfer: Transfer) -> Float {
         let reference: Float = 100
         if let data = av_frame_get_side_data(frame, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL) {
@@ -46,7 +49,7 @@ struct ToneMapper {
                 return Float(display.max_luminance.num) / Float(display.max_luminance.den) / reference
             }
         }
-        return transfer == .pq ? 100 : 10
+        return 10
     }
 
     init(transfer: Transfer, peak: Float) {

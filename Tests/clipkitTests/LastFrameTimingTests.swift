@@ -1,0 +1,35 @@
+// The last frame of a stream without frame durations lasts the interval before it, in gif, explode and info.
+import Foundation
+import Testing
+import TestSupport
+@testable import ClipKit
+
+@Suite struct LastFrameTimingTests {
+    /// 5 s at 30/10/24 fps whose last frame (at 4.958 s) has no duration of its own, or only the
+    /// 8 ms time base tick: it lasts the 41.7 ms before it, as ffmpeg's duration guess and
+    /// players have it, so the clip is 5.0 s long. It was 4.966 s (a 4.97 s GIF, last delay 7 cs
+    /// where 10 belong) and `info` said 4.958 s.
+    @Test(arguments: ["vfr_tick.mkv", "vfr_nodur.mkv"])
+    func lastFrameLastsTheIntervalBeforeIt(_ name: String) throws {
+        let url = Fixture.url("video/\(name)")
+        let scratch = Fixture.scratchDirectory()
+        #expect(abs((try StreamTiming.measure(url).duration ?? 0) - 5.0) < 0.002)
+
+        let info = try CLI.run(["info", "--json", url.path], in: scratch)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any])
+        let milliseconds = try #require(json["duration_ms"] as? Int)
+        #expect(abs(milliseconds - 5000) <= 2, "info: \(milliseconds) ms")
+
+        #expect(try CLI.run(["explode", url.path, "-o", "frames/"], in: scratch).status == 0)
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: scratch.appendingPathComponent("frames/frames.json"))) as? [String: Any]
+        let frames = try #require(manifest?["frames"] as? [[String: Any]])
+        let total = frames.compactMap { $0["delay_ms"] as? Int }.reduce(0, +)
+        #expect(abs(total - 5000) <= 2 && frames.count == 104, "explode: \(frames.count) frames, \(total) ms")
+        #expect((frames.last?["delay_ms"] as? Int ?? 0) >= 30, "the last frame lasts about 42 ms, not 8")
+
+        #expect(try CLI.run(["gif", url.path, "-o", "out.gif"], in: scratch).status == 0)
+        let delays = try FFmpegReference.gifDelays(scratch.appendingPathComponent("out.gif"))
+        let centiseconds = delays.reduce(0, +)
+        #expect(centiseconds >= 500 && centiseconds <= 505, "gif: \(centiseconds) cs, last \(delays.last ?? 0)")
+    }
+}

@@ -1,0 +1,126 @@
+// `--at` against ffmpeg decoding from the start, on files whose keyframe flags, GOPs or first packets mislead a seek.
+import Foundation
+import Testing
+import TestSupport
+@testable import ClipKit
+
+/// Each frame ffmpeg decodes from the very beginning (no seek), with its time from the stream start.
+struct ReferenceDecode {
+    var times: [Double] = []
+    var frames: [[UInt8]] = []
+    let width: Int, height: Int
+
+    /// `origin`: the stream's start time (nil: the first frame's).
+    init(_ url: URL, width: Int, height: Int, origin: Double? = nil) throws {
+        self.width = width
+        self.height = height
+        let ffmpeg = try #require(FFmpegReference.ffmpeg)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ffmpeg)
+        process.arguments = ["-hide_banner", "-nostdin", "-loglevel", "info", "-i", url.path, "-fps_mode", "passthrough",
+                             "-vf", "showinfo", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let log = Box<Data>()
+        let reader = Thread { log.set(errors.fileHandleForReading.readDataToEndOfFile()) }
+        reader.start()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: log.wait(), as: UTF8.self)
+        let stamps = text.split(separator: "\n").compactMap { line -> Double? in
+            guard line.contains("showinfo"), let range = line.range(of: "pts_time:") else { return nil }
+            return Double(line[range.upperBound...].prefix { !$0.isWhitespace })
+        }
+        let size = width * height * 3
+        frames = stride(from: 0, to: data.count - size + 1, by: size).map { [UInt8](data[$0..<($0 + size)]) }
+        let start = origin ?? stamps.min() ?? 0
+        times = stamps.map { $0 - start }
+    }
+
+    /// The index of the frame on screen at `time`: the last at or before it (the first if none is).
+    func shown(at time: Double) -> Int {
+        times.indices.last { times[$0] <= time + 1e-6 } ?? 0
+    }
+
+    /// Mean absolute difference (levels, RGB) between `image` and reference frame `index`.
+    func difference(_ image: RGBAImage, _ index: Int) -> Double {
+        var total = 0
+        let frame = frames[index]
+        for p in 0..<(width * height) {
+            for c in 0..<3 { total += abs(Int(image.pixels[p * 4 + c]) - Int(frame[p * 3 + c])) }
+        }
+        return Double(total) / Double(width * height * 3)
+    }
+}
+
+@Suite struct SeekExactnessTests {
+    /// The frame `--at` gives is the one ffmpeg's decode from the beginning shows at that time,
+    /// and clean (a frame decoded from made-up references is 40 to 100 levels off; the same
+    /// frame through two YUV converters is within 4).
+    static func expectExact(_ name: String, at targets: [Double], origin: Double? = nil) throws {
+        let url = Fixture.url("video/\(name)")
+        let reference = try ReferenceDecode(url, width: 128, height: 96, origin: origin)
+        #expect(reference.frames.count == reference.times.count && reference.frames.count > 10, "\(name)")
+        for target in targets {
+            let thumb = try Thumbnailer(options: ThumbnailOptions(position: .seconds(target), size: .original)).thumbnail(of: url)
+            let expected = reference.shown(at: target)
+            let differences = reference.frames.indices.map { reference.difference(thumb, $0) }
+            let best = differences.indices.min { differences[$0] < differences[$1] }!
+            #expect(differences[expected] < 8, """
+                \(name) at \(target): \(differences[expected]) levels from the frame at \(reference.times[expected]); \
+                closest is the frame at \(reference.times[best]) (\(differences[best]))
+                """)
+        }
+    }
+
+    /// An H.263 3GP whose sync table calls the P-frames at 3.6, 6.8 and 10.2 s keyframes (real
+    /// I-frames at 0 and 9.0 s): seeks that land there decoded P-frames over nothing.
+    @Test func syncTableListingPFrames() throws {
+        try Self.expectExact("seek_synclie.3gp", at: [1, 3.7, 4.5, 6.9, 8.1, 9.1, 10.3, 11.5])
+    }
+
+    /// HEVC in MPEG-TS (no index, open GOPs): a seek lands mid-GOP.
+    @Test func hevcTransportStreamLandingMidGOP() throws {
+        try Self.expectExact("seek_midgop_hevc.ts", at: [0.5, 2.1, 3.7, 4.5, 6.9, 7.5, 10.3, 11.5])
+    }
+
+    /// I/I/B/B/I/B/B at 1 fps with an edit list: the B-frames before each I, and the last frames
+    /// (a P-frame that references the GOP before its keyframe, dropped by the decoder after a
+    /// seek there: `--at 10` gave the frame at 9).
+    @Test func bFramesEditListAndTheLastFrames() throws {
+        try Self.expectExact("seek_bframes_edit.mp4", at: [0, 0.5, 1, 1.5, 2, 3, 4, 5, 6.5, 8, 9, 9.5, 10, 10.5, 11])
+    }
+
+    /// Nothing decodes before the keyframe at 3.1 s (the sync table lists no earlier one): `--at`
+    /// before it shows that first good frame, as `gif` does from 0, instead of "damaged file".
+    @Test func beforeTheFirstDecodableFrame() throws {
+        try Self.expectExact("seek_latekey.mp4", at: [0.4, 1, 2.8, 3.1, 4.5], origin: 0)
+        let scratch = Fixture.scratchDirectory()
+        let result = try CLI.run(["thumb", Fixture.url("video/seek_latekey.mp4").path, "--at", "1", "-o", "t.png"], in: scratch)
+        #expect(result.status == 0)
+        #expect(result.stderrLines.count == 1 && result.stderr.contains("took the first that does, at 3.100s"), "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: scratch.appendingPathComponent("t.png").path))
+    }
+
+    /// Storyboards seek between tiles the same way: every tile of the lying files is the frame
+    /// a decode from the beginning shows at its time.
+    @Test(arguments: ["seek_synclie.3gp", "seek_midgop_hevc.ts"])
+    func storyboardTilesAreClean(_ name: String) throws {
+        let url = Fixture.url("video/\(name)")
+        let reference = try ReferenceDecode(url, width: 128, height: 96)
+        var options = FrameReadOptions(fps: 1.0 / 1.3, size: .original)
+        options.skipsBetweenTicks = true
+        let frames = try VideoReader(url: url).frames(options: options)
+        var count = 0
+        while let frame = try frames.next() {
+            let expected = reference.shown(at: frame.sourceTime)
+            let difference = reference.difference(frame.image, expected)
+            #expect(difference < 8 && abs(reference.times[expected] - frame.sourceTime) < 1e-3,
+                    "\(name) tile at \(frame.time): \(difference) levels from the frame at \(reference.times[expected])")
+            count += 1
+        }
+        #expect(count >= 9)
+    }
+}
