@@ -60,6 +60,7 @@ fixtures:
 	bash Fixtures/make-pick-fixtures.sh
 	python3 Fixtures/make-bad-fixtures.py
 	python3 Fixtures/make-hostile-fixtures.py
+	python3 Fixtures/make-report-fixtures.py
 
 # Side by side with ffmpeg, gifsicle, ImageMagick, ffmpegthumbnailer (installed if missing): writes
 # bench/results.md. QUICK=1: one clip per task, one run each.
