@@ -37,7 +37,7 @@ import TestSupport
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.hasPrefix("3 clips · 2 ok · 1 failed"))
         let report = dir.appendingPathComponent("out/report")
-        #expect(CLI.files(in: report) == ["index.html", "report.css", "report.js", "report.json", "summary.md"])
+        #expect(CLI.files(in: report) == ["index.html", "report.css", "report.js", "report.json", "report.svg", "summary.md"])
         #expect(CLI.files(in: dir.appendingPathComponent("out")).allSatisfy { !$0.contains(".clipkit-") })
         let html = try String(contentsOf: report.appendingPathComponent("index.html"), encoding: .utf8)
         let links = Self.links(in: html)
@@ -54,7 +54,7 @@ import TestSupport
         #expect(html.contains("class=\"scrubber\"") && html.contains("class=\"filmstrip\""))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report.appendingPathComponent("report.json"))) as? [String: Any])
         #expect(json["format"] as? String == "clipkit-report/1")
-        #expect(json["files"] as? [String] == ["index.html", "report.css", "report.js", "report.json", "summary.md"])
+        #expect(json["files"] as? [String] == ["index.html", "report.css", "report.js", "report.json", "report.svg", "summary.md"])
         let clips = try #require(json["clips"] as? [[String: Any]])
         #expect(clips.map { $0["status"] as? String } == ["error", "ok", "ok"])
         let kinds = (clips[1]["outputs"] as? [[String: Any]])?.compactMap { $0["kind"] as? String }

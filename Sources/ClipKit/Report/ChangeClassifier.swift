@@ -37,6 +37,11 @@ struct ChangeClassifier {
         var result: [ReportClip] = []
         let inputs = Set(current.map(\.input))
         for var clip in current {
+            // A failed input with nothing written has nothing to compare (its error is the news).
+            if !clip.outputs.contains(where: { $0.source != nil }) {
+                result.append(clip)
+                continue
+            }
             guard let base = clips[clip.input] else {
                 clip.change = ClipChange(kind: .new)
                 result.append(clip)

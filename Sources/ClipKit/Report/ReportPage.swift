@@ -16,6 +16,7 @@ struct ReportPage {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="generator" content="clipkit report">
         <title>clipkit report: \(report.clips.count) clips</title>
+        <link rel="icon" href="report.svg" type="image/svg+xml">
         <link rel="stylesheet" href="report.css">
         <script src="report.js" defer></script>
         </head>

@@ -1,6 +1,9 @@
 // report.css: the page's layout, light and dark (prefers-color-scheme), and the pieces report.js switches by class.
 enum ReportStyle {
     static let fileName = "report.css"
+    /// The page's icon (a file: `data:` URLs are not 'self' under the CSP, and a missing icon is a console error).
+    static let iconName = "report.svg"
+    static let icon = ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0969da"/><path d="M6 4l6 4-6 4z" fill="#fff"/></svg>"## + "\n"
 
     static let source = #"""
     /* clipkit report */
@@ -9,6 +12,7 @@ enum ReportStyle {
       :root { --bg: #0d1117; --fg: #e6edf3; --muted: #8d96a0; --line: #30363d; --card: #161b22; --bad: #ff7b72; --warn: #d29922; --good: #3fb950; --accent: #4493f8; }
     }
     * { box-sizing: border-box; }
+    [hidden] { display: none !important; }
     body { margin: 0 auto; max-width: 1400px; padding: 1rem; background: var(--bg); color: var(--fg); font: 15px/1.45 system-ui, sans-serif; }
     a { color: var(--accent); }
     h1 { margin: 0 0 .25rem; font-size: 1.5rem; }

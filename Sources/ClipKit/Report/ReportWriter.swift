@@ -23,7 +23,6 @@ public struct ReportWriter: Sendable {
         let staging = try ReportStaging(for: target, inputs: inputs)
         var clips = try ReportBuilder(target: target, options: options).clips(of: runs)
         var document = ReportDocument(runs: runs, clips: clips, removed: [], baselineName: nil)
-        let fileManager = FileManager.default
         if let baseline = options.baseline {
             let comparison = try ChangeClassifier(baseline: baseline, limits: options.limits).compare(clips, staging: staging.url)
             clips = comparison.clips
@@ -32,6 +31,7 @@ public struct ReportWriter: Sendable {
         do {
             try copyMedia(clips, into: staging.url)
             try write(ReportStyle.source, to: staging.url.appendingPathComponent(ReportStyle.fileName))
+            try write(ReportStyle.icon, to: staging.url.appendingPathComponent(ReportStyle.iconName))
             try write(ReportScript.source, to: staging.url.appendingPathComponent(ReportScript.fileName))
             try write(ReportPage(report: document).html(), to: staging.url.appendingPathComponent("index.html"))
             try write(SummaryMarkdown.render(document, options: options), to: staging.url.appendingPathComponent("summary.md"))
@@ -42,7 +42,6 @@ public struct ReportWriter: Sendable {
         } catch {
             throw ClipKitError.outputFailed(path: target.path, reason: "\(error)")
         }
-        _ = fileManager
         try staging.commit()
         return ReportResult(directory: target, document: document, gateFailures: gates(document))
     }
