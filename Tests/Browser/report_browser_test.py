@@ -273,6 +273,7 @@ def readme_yaml_checks():
     import yaml
     text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
     section = text[text.find("## Reports in CI"):]
+    section = section[:section.find("\n## ", 5)]
     blocks = re.findall(r"```yaml\n(.*?)```", section, re.S)
     check("README: two workflow YAML blocks", len(blocks) >= 2, str(len(blocks)))
     parsed = [yaml.safe_load(block) for block in blocks]
