@@ -7,7 +7,7 @@ struct ClipSection {
     private func e(_ text: String) -> String { ReportEscaping.html(text) }
 
     func html() -> String {
-        var out = "<section class=\"clip \(clip.status)\" id=\"\(clip.id)\" tabindex=\"-1\" \(ReportPage.dataAttributes(clip))>\n"
+        var out = "<section class=\"clip \(clip.status)\" id=\"\(clip.id)\" tabindex=\"-1\">\n"
         out += "<h2><a href=\"#\(clip.id)\" class=\"anchor\">#</a> \(e(clip.input))</h2>\n"
         for error in clip.errors { out += "<p class=\"error\">\(e(error))</p>\n" }
         for warning in clip.warnings { out += "<p class=\"warning\">\(e(warning))</p>\n" }
@@ -54,7 +54,7 @@ struct ClipSection {
             let budget = output.budget.map { "\($0)\(output.isOverBudget ? " <strong class=\"over\">over</strong>" : "")" } ?? ""
             let measured = ["ssim", "ssimulacra2", "duration_error_ms"].compactMap { key in output.line.text(key).map { "\(key) \(e($0))" } }
             let settings = output.line.text("settings") ?? ""
-            out += "<tr class=\"\(output.isOverBudget ? "over" : "")\"><td>\(output.kind.rawValue)</td><td>\(link)</td><td>\(bytes)</td><td>\(budget)</td><td>\(measured.joined(separator: ", "))</td><td><code>\(e(settings))</code></td></tr>\n"
+            out += "<tr\(output.isOverBudget ? " class=\"over\"" : "")><td>\(output.kind.rawValue)</td><td>\(link)</td><td>\(bytes)</td><td>\(budget)</td><td>\(measured.joined(separator: ", "))</td><td><code>\(e(settings))</code></td></tr>\n"
         }
         return out + "</tbody></table>\n"
     }
@@ -99,6 +99,6 @@ struct ClipSection {
     }
 
     private func rawLines() -> String {
-        "<details class=\"raw\"><summary>JSON lines (\(clip.lines.count))</summary><pre>\(clip.lines.map { e($0.raw) }.joined(separator: "\n"))</pre></details>\n"
+        "<details class=\"raw\"><summary>JSON lines (\(clip.lines.count))</summary><pre>\(clip.lines.map { ReportEscaping.text($0.compactRaw) }.joined(separator: "\n"))</pre></details>\n"
     }
 }

@@ -24,6 +24,23 @@ public enum ReportEscaping {
         return out
     }
 
+    /// Safe as element content (not in an attribute): only `&`, `<` and `>` need escaping there,
+    /// which keeps JSON text short; control characters other than newline become references.
+    public static func text(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            default:
+                if (scalar.value < 0x20 && scalar != "\n") || scalar.value == 0x7F { out += "&#\(scalar.value == 0 ? 0xFFFD : scalar.value);" } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
+    }
+
     /// Safe as GitHub-flavoured Markdown text and inside a table cell: Markdown punctuation
     /// backslash-escaped, HTML's characters as entities, line breaks as spaces.
     public static func markdown(_ text: String) -> String {

@@ -92,7 +92,8 @@ enum ReportScript {
       var text = doc.getElementById('filter-text');
       var shown = doc.getElementById('shown');
       var chips = all('.chip');
-      var items = all('.card, section.clip');
+      // Sections follow their cards (card-N, clip-N): the filter data is written once, on the card.
+      var items = all('.card');
       function selected() {
         var groups = {};
         chips.forEach(function (chip) {
@@ -113,7 +114,9 @@ enum ReportScript {
             return groups[group].some(function (value) { return values.indexOf(value) >= 0; });
           }) && (!query || (item.getAttribute('data-name') || '').indexOf(query) >= 0);
           item.hidden = !ok;
-          if (ok && item.classList.contains('card')) { count++; }
+          var section = doc.getElementById('clip-' + item.id.slice(5));
+          if (section) { section.hidden = !ok; }
+          if (ok) { count++; }
         });
         if (shown) { shown.textContent = count + ' shown'; }
       }

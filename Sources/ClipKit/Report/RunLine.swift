@@ -43,6 +43,14 @@ public struct RunLine: Sendable, Equatable {
         }
     }
 
+    /// The line without its null fields (what the page shows; report.json keeps the line whole).
+    public var compactRaw: String {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(raw.utf8))) as? [String: Any] else { return raw }
+        let kept = object.filter { !($0.value is NSNull) }
+        guard let data = try? JSONSerialization.data(withJSONObject: kept, options: [.sortedKeys, .withoutEscapingSlashes]) else { return raw }
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// The field's number, when it is one (not a Bool).
     public func number(_ key: String) -> Double? { fields.first { $0.key == key }?.number }
 
