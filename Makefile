@@ -5,7 +5,7 @@ PREFIX ?= /usr/local
 DEPS := libgif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libpng-dev pkg-config
 BIN := .build/release/clipkit
 
-.PHONY: all deps build test demo install fixtures bench clean sanitize fuzz
+.PHONY: all deps build test browser-deps demo install fixtures bench clean sanitize fuzz
 
 all: build
 
@@ -42,6 +42,25 @@ test: deps
 	  export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends ffmpeg; }
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	$(SWIFT) test --skip-build
+	@$(MAKE) --no-print-directory browser-deps
+	python3 Tests/Browser/report_browser_test.py "$$($(SWIFT) build --show-bin-path)/clipkit"
+
+# clipkit report's page is tested in a real browser: Debian's chromium and chromium-driver (no
+# browser download), selenium from PyPI, PyYAML for the README's workflow examples.
+browser-deps:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v chromedriver >/dev/null 2>&1 || missing="$$missing chromium-driver"; \
+	python3 -c "import yaml" 2>/dev/null || missing="$$missing python3-yaml"; \
+	python3 -m pip --version >/dev/null 2>&1 || python3 -c "import selenium" 2>/dev/null || missing="$$missing python3-pip"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "test: the browser test needs, as root: apt-get install -y$$missing"; exit 1; fi; \
+	  echo "test: installing$$missing (the report's browser test)"; \
+	  export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; \
+	fi; \
+	python3 -c "import yaml" 2>/dev/null || python3 -m pip install --quiet pyyaml 2>/dev/null || python3 -m pip install --quiet --break-system-packages pyyaml; \
+	python3 -c "import selenium" 2>/dev/null || { echo "test: installing selenium (pip)"; \
+	  python3 -m pip install --quiet selenium 2>/dev/null || python3 -m pip install --quiet --break-system-packages selenium; }
 
 # The main job on a bundled clip.
 demo: build
@@ -62,6 +81,7 @@ fixtures:
 	python3 Fixtures/make-hostile-fixtures.py
 	python3 Fixtures/make-ssimulacra2-fixtures.py
 	bash Fixtures/make-exact-fixtures.sh
+	python3 Fixtures/make-report-fixtures.py
 
 # Side by side with ffmpeg, gifsicle, ImageMagick, ffmpegthumbnailer (installed if missing): writes
 # bench/results.md. QUICK=1: one clip per task, one run each.

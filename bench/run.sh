@@ -57,4 +57,5 @@ fi
 
 echo "bench: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 bash bench/gen_inputs.sh ${quick:+quick}
+python3 bench/report.py .build/release/clipkit > bench/report.md || echo "bench: the report rows failed (bench/report.py)" >&2
 exec python3 bench/bench.py ${quick:+--quick}

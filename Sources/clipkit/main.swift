@@ -12,7 +12,7 @@ struct Clipkit: ParsableCommand {
         written), 2 bad usage. Errors are one line per input on stderr.
         """,
         version: "0.1.0",
-        subcommands: [GIFCommand.self, ExplodeCommand.self, ThumbCommand.self, StoryboardCommand.self, InfoCommand.self]
+        subcommands: [GIFCommand.self, ExplodeCommand.self, ThumbCommand.self, StoryboardCommand.self, InfoCommand.self, ReportCommand.self]
     )
 }
 

@@ -1,0 +1,111 @@
+// Before/after: each clip against the baseline report's version of it, decoded by clipkit and put in one change class.
+import Foundation
+
+/// The classes, from the GIFs (the smallest lossless output; posters when there is no GIF):
+/// - identical: the same pictures shown for the same times (frames split or merged differently still count);
+/// - timing-only: the same pictures, shown for different times;
+/// - re-encoded: the same timing, and every frame pair aligned by timestamp has luma SSIM >= 0.99;
+/// - visual: anything else (a frame pair under 0.99, a different size, pictures and timing both changed);
+/// - new / removed: an input only this run / only the baseline has.
+struct ChangeClassifier {
+    static let reencodedSSIM = 0.99
+
+    let directory: URL
+    let clips: [String: [String: Any]]
+    let limits: Limits
+
+    struct Comparison {
+        var clips: [ReportClip]
+        var removed: [String]
+    }
+
+    init(baseline: URL, limits: Limits) throws {
+        let file = baseline.pathExtension == "json" ? baseline : baseline.appendingPathComponent(ReportJSON.fileName)
+        guard let object = ReportJSON.readObject(file), object["format"] as? String == ReportJSON.format else {
+            throw ClipKitError.invalidOption(name: "--baseline", reason: "\(file.path) is not a report.json written by clipkit report")
+        }
+        directory = file.deletingLastPathComponent()
+        var clips: [String: [String: Any]] = [:]
+        for clip in object["clips"] as? [[String: Any]] ?? [] {
+            if let input = clip["input"] as? String { clips[input] = clip }
+        }
+        self.clips = clips
+        self.limits = limits
+    }
+
+    func compare(_ current: [ReportClip], staging: URL) throws -> Comparison {
+        var result: [ReportClip] = []
+        let inputs = Set(current.map(\.input))
+        for var clip in current {
+            // A failed input with nothing written has nothing to compare (its error is the news).
+            if !clip.outputs.contains(where: { $0.source != nil }) {
+                result.append(clip)
+                continue
+            }
+            guard let base = clips[clip.input] else {
+                clip.change = ClipChange(kind: .new)
+                result.append(clip)
+                continue
+            }
+            clip.change = try classify(clip, base, staging: staging)
+            result.append(clip)
+        }
+        return Comparison(clips: result, removed: clips.keys.filter { !inputs.contains($0) }.sorted())
+    }
+
+    /// The baseline's file of `kind`, found through its href relative to the baseline report.
+    private func baselineFile(_ base: [String: Any], kind: ReportOutput.Kind) -> URL? {
+        for output in base["outputs"] as? [[String: Any]] ?? [] where output["kind"] as? String == kind.rawValue {
+            guard let href = (output["href"] as? String)?.removingPercentEncoding else { continue }
+            let url = directory.appendingPathComponent(href).standardizedFileURL
+            if FileManager.default.fileExists(atPath: url.path) { return url }
+        }
+        return nil
+    }
+
+    private func classify(_ clip: ReportClip, _ base: [String: Any], staging: URL) throws -> ClipChange {
+        var bytes: [String: Int] = [:]
+        for output in base["outputs"] as? [[String: Any]] ?? [] {
+            if let kind = output["kind"] as? String, let count = output["bytes"] as? Int { bytes[kind, default: 0] += count }
+        }
+        let comparison: FrameComparison
+        var baselineHref: String?
+        let media = staging.appendingPathComponent("media")
+        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        if let now = clip.outputs.first(where: { $0.kind == .gif && $0.source != nil })?.source, let before = baselineFile(base, kind: .gif) {
+            do {
+                comparison = try FrameComparison.compare(before, now, limits: limits)
+            } catch {
+                return ClipChange(kind: .visual, baselineBytes: bytes, note: "could not compare: \(error)")
+            }
+            let name = "media/\(clip.id)-baseline.gif"
+            try? FileManager.default.copyItem(at: before, to: staging.appendingPathComponent(name))
+            baselineHref = name
+        } else if let now = clip.outputs.first(where: { $0.kind == .poster && $0.source?.pathExtension.lowercased() == "png" })?.source,
+                  let before = baselineFile(base, kind: .poster), before.pathExtension.lowercased() == "png",
+                  let a = try? PNGReader.read(before), let b = try? PNGReader.read(now) {
+            comparison = FrameComparison.compare(still: a, b)
+        } else {
+            return ClipChange(kind: .visual, baselineBytes: bytes, note: "no GIF or PNG poster in both reports to compare")
+        }
+        let kind: ClipChange.Kind
+        if comparison.samePictures && !comparison.sizesDiffer {
+            kind = comparison.sameTiming ? .identical : .timingOnly
+        } else if comparison.sameTiming && !comparison.sizesDiffer && comparison.worstSSIM >= Self.reencodedSSIM {
+            kind = .reencoded
+        } else {
+            kind = .visual
+        }
+        var hrefs: [String] = []
+        if kind == .visual || kind == .reencoded, let (a, b) = comparison.worstPair {
+            let names = ["before", "after", "diff"].map { "media/\(clip.id)-worst-\($0).png" }
+            for (name, image) in zip(names, [a, b, FrameComparison.difference(a, b)]) {
+                try PNGWriter.write(image, to: staging.appendingPathComponent(name))
+            }
+            hrefs = names
+        }
+        let worst = comparison.worstPair == nil ? nil : comparison.worstSSIM
+        return ClipChange(kind: kind, curve: comparison.curve, worstSSIM: worst, worstTimeMs: worst == nil ? nil : comparison.worstTimeMs,
+                          baselineBytes: bytes, baselineHref: baselineHref, worstPairHrefs: hrefs)
+    }
+}

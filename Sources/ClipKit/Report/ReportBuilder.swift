@@ -1,0 +1,96 @@
+// Turns the merged runs into the report's clips: finds each output on disk, sizes it, and decides whether it is linked or copied.
+import Foundation
+
+/// Outputs under the report directory's parent (the folder a CI job uploads) are linked
+/// relative (`../gifs/a.gif`); others, and every output with `copyMedia`, are copied into
+/// `media/` under a safe name, so the page never links outside what is published.
+struct ReportBuilder {
+    let target: URL
+    let options: ReportOptions
+    private let parent: String
+    private let targetPath: String
+
+    init(target: URL, options: ReportOptions) {
+        self.target = target.standardizedFileURL
+        self.options = options
+        targetPath = Self.realPath(self.target)
+        parent = Self.realPath(self.target.deletingLastPathComponent())
+    }
+
+    func clips(of runs: RunSet) throws -> [ReportClip] {
+        var clips: [ReportClip] = []
+        for (index, run) in runs.clips.enumerated() {
+            try options.limits.checkDeadline(run.input)
+            clips.append(clip(run, number: index + 1))
+        }
+        return clips
+    }
+
+    private func clip(_ run: ClipRuns, number: Int) -> ReportClip {
+        let id = "clip-\(number)"
+        var clip = ReportClip(id: id, input: run.input, status: run.status, errors: run.errors, lines: run.lines, outputs: [],
+                              info: run.lines.first { $0.isInfo }, warnings: [])
+        for line in run.lines where !line.isInfo {
+            for path in line.outputs {
+                var output = ReportOutput(kind: .file, path: path, line: line)
+                let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+                    output.source = url
+                    output.kind = Self.kind(of: url, isDirectory: isDirectory.boolValue, line: line)
+                    output.bytes = Self.bytes(at: url, isDirectory: isDirectory.boolValue)
+                    let real = Self.realPath(url)
+                    if !options.copyMedia && real.hasPrefix(parent + "/") && real != targetPath && !real.hasPrefix(targetPath + "/") {
+                        output.href = ReportEscaping.urlPath("../" + real.dropFirst(parent.count + 1))
+                    } else {
+                        let name = "media/\(number)-\(clip.outputs.count + 1)-\(ReportEscaping.safeFileName(url.lastPathComponent))"
+                        output.copy = name
+                        output.href = ReportEscaping.urlPath(name)
+                    }
+                } else if line.status != "error" {
+                    clip.warnings.append("output missing: \(path)")
+                }
+                output.budget = options.budgets[output.kind]
+                if output.isOverBudget { clip.warnings.append("\(output.kind.rawValue) over budget: \(output.bytes ?? 0) > \(output.budget ?? 0) bytes") }
+                if output.kind == .storyboard, let source = output.source {
+                    clip.storyboard = try? StoryboardManifest.read(from: source.appendingPathComponent(StoryboardManifest.fileName))
+                    clip.storyboardHref = output.href
+                }
+                if output.kind == .frames, let source = output.source {
+                    clip.frames = try? FramesManifest.read(from: source.appendingPathComponent("frames.json"))
+                    clip.framesHref = output.href
+                }
+                clip.outputs.append(output)
+            }
+        }
+        return clip
+    }
+
+    static func kind(of url: URL, isDirectory: Bool, line: RunLine) -> ReportOutput.Kind {
+        if isDirectory {
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent(StoryboardManifest.fileName).path) { return .storyboard }
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("frames.json").path) { return .frames }
+            return .file
+        }
+        switch url.pathExtension.lowercased() {
+        case "gif": return .gif
+        case "mp4": return .mp4
+        // `thumb` lines have no duration; `gif --format webp` lines do.
+        case "webp": return line.number("duration_ms") != nil ? .webp : .poster
+        case "png", "jpg", "jpeg": return .poster
+        default: return .file
+        }
+    }
+
+    static func bytes(at url: URL, isDirectory: Bool) -> Int {
+        guard isDirectory else { return (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0 }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+        return names.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: url.path + "/" + $1)[.size] as? Int) ?? 0) }
+    }
+
+    static func realPath(_ url: URL) -> String {
+        guard let resolved = realpath(url.path, nil) else { return url.standardizedFileURL.path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}

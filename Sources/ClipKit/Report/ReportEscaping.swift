@@ -1,0 +1,94 @@
+// Escaping for every piece of text the report writes: HTML text and attributes, Markdown, URL paths, JSON data blocks.
+import Foundation
+
+/// File names are hostile input: quotes, `<script>`, `|`, backticks, newlines, long and
+/// non-UTF-8 names (already replaced by U+FFFD when read) must reach the page as text.
+public enum ReportEscaping {
+    /// Safe in HTML text and in a double- or single-quoted attribute; control characters become
+    /// numeric references so a newline in a name cannot break a line of the table.
+    public static func html(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            case "`": out += "&#96;"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F { out += "&#\(scalar.value == 0 ? 0xFFFD : scalar.value);" } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
+    }
+
+    /// Safe as element content (not in an attribute): only `&`, `<` and `>` need escaping there,
+    /// which keeps JSON text short; control characters other than newline become references.
+    public static func text(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            default:
+                if (scalar.value < 0x20 && scalar != "\n") || scalar.value == 0x7F { out += "&#\(scalar.value == 0 ? 0xFFFD : scalar.value);" } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
+    }
+
+    /// Safe as GitHub-flavoured Markdown text and inside a table cell: Markdown punctuation
+    /// backslash-escaped, HTML's characters as entities, line breaks as spaces.
+    public static func markdown(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "|": out += "&#124;"
+            case "\\", "`", "*", "_", "[", "]", "#", "!", "~", "{", "}", "$":
+                out += "\\"; out.unicodeScalars.append(scalar)
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{2028}" || scalar == "\u{2029}" { out += " " } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
+    }
+
+    /// A relative path as a URL path: every byte but unreserved ones and `/` percent-encoded
+    /// (so `#`, `?`, `%`, quotes and spaces in names stay part of the name).
+    public static func urlPath(_ path: String) -> String {
+        var out = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default: out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
+    }
+
+    /// JSON for a `<script type="application/json">` block: `<`, `>` and `&` as `\u` escapes so
+    /// no `</script>` or `<!--` can appear in it.
+    public static func jsonForScript(_ json: String) -> String {
+        json.replacingOccurrences(of: "<", with: "\\u003c").replacingOccurrences(of: ">", with: "\\u003e")
+            .replacingOccurrences(of: "&", with: "\\u0026").replacingOccurrences(of: "\u{2028}", with: "\\u2028")
+            .replacingOccurrences(of: "\u{2029}", with: "\\u2029")
+    }
+
+    /// A file name for a copy in `media/`: ASCII letters, digits, `.`, `-` and `_` only, at most 60 bytes.
+    public static func safeFileName(_ name: String) -> String {
+        let mapped = String(name.unicodeScalars.map { scalar -> Character in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar)) ? Character(scalar) : "_"
+        })
+        let trimmed = String(mapped.drop { $0 == "." })
+        return trimmed.isEmpty ? "file" : String(trimmed.suffix(60))
+    }
+}

@@ -1,0 +1,210 @@
+// report.js: what JavaScript adds to the static page (hover previews, pause all, storyboard scrubber, filters in the URL hash, keys, compare views).
+enum ReportScript {
+    static let fileName = "report.js"
+
+    static let source = #"""
+    // clipkit report: adds to a page that reads without it. No eval, no fetch (works from file://).
+    (function () {
+      'use strict';
+      var doc = document;
+      var reduce = !!(window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches);
+      var paused = false;
+      doc.documentElement.classList.add('js');
+      function all(selector, root) { return Array.prototype.slice.call((root || doc).querySelectorAll(selector)); }
+
+      // Card previews: the poster, and the animation while hovered or focused.
+      all('img.poster[data-anim]').forEach(function (img) {
+        var still = img.getAttribute('src');
+        var card = img.closest('.card');
+        function play() { if (!paused && !reduce) { img.src = img.getAttribute('data-anim'); } }
+        function stop() { img.src = still; }
+        card.addEventListener('mouseenter', play);
+        card.addEventListener('mouseleave', stop);
+        card.addEventListener('focusin', play);
+        card.addEventListener('focusout', stop);
+      });
+
+      // Pause all (WCAG 2.2.2): every animation shows its poster, videos stop.
+      var pause = doc.getElementById('pause-all');
+      function setPaused(value) {
+        paused = value;
+        if (pause) { pause.setAttribute('aria-pressed', value ? 'true' : 'false'); }
+        all('img.anim[data-poster]').forEach(function (img) {
+          if (!img.hasAttribute('data-src')) { img.setAttribute('data-src', img.getAttribute('src')); }
+          img.src = value ? img.getAttribute('data-poster') : img.getAttribute('data-src');
+        });
+        all('video').forEach(function (video) { if (value) { video.pause(); } });
+      }
+      if (pause) { pause.addEventListener('click', function () { setPaused(!paused); }); }
+
+      // Storyboard scrubbers: the cues come from the page's JSON block, never fetched.
+      all('.scrubber[data-cues]').forEach(function (el) {
+        var block = doc.getElementById(el.getAttribute('data-cues'));
+        if (!block) { return; }
+        var cues = JSON.parse(block.textContent);
+        if (!cues.tiles.length) { return; }
+        var view = doc.createElement('div');
+        view.className = 'tile';
+        view.style.width = cues.tile[0] + 'px';
+        view.style.height = cues.tile[1] + 'px';
+        var bar = doc.createElement('div');
+        bar.className = 'bar';
+        var knob = doc.createElement('div');
+        knob.className = 'knob';
+        bar.appendChild(knob);
+        el.appendChild(view);
+        el.appendChild(bar);
+        el.classList.add('live');
+        var current = 0;
+        function show(index) {
+          current = Math.max(0, Math.min(cues.tiles.length - 1, index));
+          var tile = cues.tiles[current];
+          view.style.backgroundImage = 'url("' + cues.sheets[tile[2]] + '")';
+          view.style.backgroundPosition = (-tile[3]) + 'px ' + (-tile[4]) + 'px';
+          knob.style.width = (cues.duration_ms ? 100 * tile[0] / cues.duration_ms : 0) + '%';
+          el.setAttribute('data-tile', String(current));
+          el.setAttribute('aria-valuenow', String(tile[0]));
+          el.setAttribute('aria-valuetext', (tile[0] / 1000).toFixed(2) + ' s');
+        }
+        function tileAt(ms) {
+          for (var i = 0; i < cues.tiles.length; i++) { if (ms < cues.tiles[i][1]) { return i; } }
+          return cues.tiles.length - 1;
+        }
+        el.addEventListener('pointermove', function (event) {
+          var box = el.getBoundingClientRect();
+          var fraction = Math.max(0, Math.min(1, (event.clientX - box.left) / box.width));
+          show(tileAt(fraction * cues.duration_ms));
+        });
+        el.addEventListener('keydown', function (event) {
+          var moves = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+          if (event.key in moves) { show(current + moves[event.key]); }
+          else if (event.key === 'Home') { show(0); }
+          else if (event.key === 'End') { show(cues.tiles.length - 1); }
+          else { return; }
+          event.preventDefault();
+          event.stopPropagation();
+        });
+        show(0);
+      });
+
+      // Filters: chips (any value within a group, every group) and text, kept in the hash as #f:group=a,b;q=text.
+      var nav = doc.getElementById('filters');
+      var text = doc.getElementById('filter-text');
+      var shown = doc.getElementById('shown');
+      var chips = all('.chip');
+      // Sections follow their cards (card-N, clip-N): the filter data is written once, on the card.
+      var items = all('.card');
+      function selected() {
+        var groups = {};
+        chips.forEach(function (chip) {
+          if (chip.getAttribute('aria-pressed') === 'true') {
+            var group = chip.getAttribute('data-group');
+            (groups[group] = groups[group] || []).push(chip.getAttribute('data-value'));
+          }
+        });
+        return groups;
+      }
+      function apply() {
+        var groups = selected();
+        var query = text ? text.value.trim().toLowerCase() : '';
+        var count = 0;
+        items.forEach(function (item) {
+          var ok = Object.keys(groups).every(function (group) {
+            var values = (item.getAttribute('data-' + group) || '').split(' ');
+            return groups[group].some(function (value) { return values.indexOf(value) >= 0; });
+          }) && (!query || (item.getAttribute('data-name') || '').indexOf(query) >= 0);
+          item.hidden = !ok;
+          var section = doc.getElementById('clip-' + item.id.slice(5));
+          if (section) { section.hidden = !ok; }
+          if (ok) { count++; }
+        });
+        if (shown) { shown.textContent = count + ' shown'; }
+      }
+      function writeHash() {
+        var groups = selected();
+        var parts = Object.keys(groups).sort().map(function (group) { return group + '=' + groups[group].map(encodeURIComponent).join(','); });
+        if (text && text.value) { parts.push('q=' + encodeURIComponent(text.value)); }
+        var hash = parts.length ? '#f:' + parts.join(';') : '';
+        if (hash !== location.hash && (hash || location.hash.indexOf('#f:') === 0)) {
+          history.replaceState(null, '', hash || location.pathname + location.search);
+        }
+      }
+      function readHash() {
+        if (location.hash.indexOf('#f:') !== 0) { return; }
+        var groups = {};
+        var query = '';
+        location.hash.slice(3).split(';').forEach(function (part) {
+          var at = part.indexOf('=');
+          if (at < 0) { return; }
+          var key = part.slice(0, at);
+          var values = part.slice(at + 1).split(',').map(decodeURIComponent);
+          if (key === 'q') { query = values.join(','); } else { groups[key] = values; }
+        });
+        chips.forEach(function (chip) {
+          var values = groups[chip.getAttribute('data-group')] || [];
+          chip.setAttribute('aria-pressed', values.indexOf(chip.getAttribute('data-value')) >= 0 ? 'true' : 'false');
+        });
+        if (text) { text.value = query; }
+        apply();
+      }
+      if (nav) { nav.hidden = false; }
+      chips.forEach(function (chip) {
+        chip.addEventListener('click', function () {
+          chip.setAttribute('aria-pressed', chip.getAttribute('aria-pressed') === 'true' ? 'false' : 'true');
+          apply();
+          writeHash();
+        });
+      });
+      if (text) { text.addEventListener('input', function () { apply(); writeHash(); }); }
+      window.addEventListener('hashchange', readHash);
+      readHash();
+      apply();
+
+      // Compare views: side by side (static), slider, flip.
+      all('.compare').forEach(function (box) {
+        var after = box.querySelector('.after');
+        var controls = doc.createElement('div');
+        controls.className = 'compare-controls';
+        var slider = doc.createElement('input');
+        slider.type = 'range'; slider.min = '0'; slider.max = '100'; slider.value = '50';
+        slider.setAttribute('aria-label', 'slider position');
+        slider.hidden = true;
+        ['side', 'slider', 'flip'].forEach(function (mode) {
+          var button = doc.createElement('button');
+          button.type = 'button';
+          button.textContent = mode === 'side' ? 'Side by side' : mode === 'slider' ? 'Slider' : 'Flip';
+          button.addEventListener('click', function () {
+            box.setAttribute('data-mode', mode === 'flip' && box.getAttribute('data-mode') === 'flip' ? 'flip-before' : mode);
+            slider.hidden = mode !== 'slider';
+            after.style.clipPath = mode === 'slider' ? 'inset(0 0 0 ' + slider.value + '%)' : '';
+          });
+          controls.appendChild(button);
+        });
+        slider.addEventListener('input', function () { after.style.clipPath = 'inset(0 0 0 ' + slider.value + '%)'; });
+        controls.appendChild(slider);
+        box.parentNode.insertBefore(controls, box);
+      });
+
+      // Keys: / filter, j and k next and previous clip, ? help.
+      var help = doc.getElementById('help');
+      doc.addEventListener('keydown', function (event) {
+        var target = event.target;
+        if (event.ctrlKey || event.metaKey || event.altKey) { return; }
+        if (target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA')) {
+          if (event.key === 'Escape') { target.blur(); }
+          return;
+        }
+        var sections = all('section.clip').filter(function (section) { return !section.hidden; });
+        if (event.key === '/' && text) { event.preventDefault(); text.focus(); }
+        else if (event.key === '?' && help) { help.hidden = !help.hidden; }
+        else if ((event.key === 'j' || event.key === 'k') && sections.length) {
+          var at = sections.indexOf(doc.activeElement && doc.activeElement.closest ? doc.activeElement.closest('section.clip') : null);
+          var next = event.key === 'j' ? (at < 0 ? 0 : Math.min(at + 1, sections.length - 1)) : Math.max(at - 1, 0);
+          sections[next].focus();
+          sections[next].scrollIntoView({ block: 'start', behavior: reduce ? 'auto' : 'smooth' });
+        }
+      });
+    })();
+
+    """#
+}

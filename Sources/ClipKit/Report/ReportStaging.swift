@@ -1,0 +1,102 @@
+// The report directory built hidden beside its target and renamed into place whole; replaces only a report clipkit wrote.
+import Foundation
+
+/// Like `StagingDirectory` (explode, storyboard), but a report holds a `media/` folder, so
+/// ownership is checked recursively: every file under an existing target must be listed in its
+/// report.json, which must carry clipkit's report mark.
+final class ReportStaging {
+    let url: URL
+    private let target: URL
+    private var committed = false
+
+    init(for target: URL, inputs: [URL]) throws {
+        self.target = target
+        let path = target.path
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw ClipKitError.outputFailed(path: path, reason: "exists and is not a directory") }
+            try Self.checkReplaceable(target, inputs: inputs)
+        }
+        let parent = target.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        } catch {
+            throw ClipKitError.outputFailed(path: parent.path, reason: "cannot create directory")
+        }
+        url = try Self.makeTemporary(in: parent, name: target.lastPathComponent, target: path)
+        chmod(url.path, 0o777 & ~StagingDirectory.umask)
+    }
+
+    deinit {
+        if !committed { try? FileManager.default.removeItem(at: url) }
+        TempFileRegistry.shared.removeDirectory(url.path)
+    }
+
+    /// Every regular file under `directory`, relative, sorted; nil if anything else is there
+    /// (a link, a device), which no report writes.
+    static func files(under directory: URL) -> [String]? {
+        guard let enumerator = FileManager.default.enumerator(atPath: directory.path) else { return nil }
+        var files: [String] = []
+        while let name = enumerator.nextObject() as? String {
+            var info = stat()
+            guard lstat(directory.path + "/" + name, &info) == 0 else { return nil }
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: files.append(name)
+            case S_IFDIR: continue
+            default: return nil
+            }
+        }
+        return files.sorted()
+    }
+
+    private static func checkReplaceable(_ target: URL, inputs: [URL]) throws {
+        guard let files = files(under: target) else {
+            throw ClipKitError.outputFailed(path: target.path, reason: "holds something other than files and folders; clipkit report only replaces a report it wrote")
+        }
+        if files.isEmpty { return }
+        let real = ReportBuilder.realPath(target)
+        let current = ReportBuilder.realPath(URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        if real == current || current.hasPrefix(real + "/") {
+            throw ClipKitError.outputFailed(path: target.path, reason: "it is the current directory or contains it")
+        }
+        for input in inputs where ReportBuilder.realPath(input).hasPrefix(real + "/") {
+            throw ClipKitError.outputFailed(path: target.path, reason: "it holds an input (\(input.path))")
+        }
+        guard let owned = ReportJSON.ownedFiles(in: target) else {
+            throw ClipKitError.outputFailed(path: target.path, reason: "directory is not empty and holds no report.json written by clipkit report")
+        }
+        if let stranger = files.first(where: { !owned.contains($0) }) {
+            throw ClipKitError.outputFailed(path: target.path, reason: "it holds \(stranger), which its report.json does not list; clipkit report only replaces a report it wrote")
+        }
+    }
+
+    func commit() throws {
+        let path = target.path
+        if rename(url.path, path) != 0 {
+            guard errno == ENOTEMPTY || errno == EEXIST else { throw ClipKitError.outputFailed(path: path, reason: String(cString: strerror(errno))) }
+            // rename(2) replaces only empty directories: move the old report aside first.
+            let old = try Self.makeTemporary(in: target.deletingLastPathComponent(), name: target.lastPathComponent + ".old", target: path)
+            guard rename(path, old.path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                try? FileManager.default.removeItem(at: old)
+                throw ClipKitError.outputFailed(path: path, reason: reason)
+            }
+            guard rename(url.path, path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                _ = rename(old.path, path)
+                throw ClipKitError.outputFailed(path: path, reason: reason)
+            }
+            try? FileManager.default.removeItem(at: old)
+            TempFileRegistry.shared.removeDirectory(old.path)
+        }
+        committed = true
+        TempFileRegistry.shared.removeDirectory(url.path)
+    }
+
+    private static func makeTemporary(in parent: URL, name: String, target: String) throws -> URL {
+        guard let made = TempFileRegistry.shared.makeDirectory(template: parent.path + "/" + AtomicFile.temporaryName(for: name)) else {
+            throw ClipKitError.outputFailed(path: target, reason: String(cString: strerror(errno)))
+        }
+        return URL(fileURLWithPath: made, isDirectory: true)
+    }
+}

@@ -1,0 +1,96 @@
+// `clipkit report`'s product: reads the runs, compares with a baseline, and writes the report directory whole.
+import Foundation
+
+/// What `ReportWriter.write` produced, and which `--fail-on` gates it tripped.
+public struct ReportResult: Sendable {
+    public var directory: URL
+    public var document: ReportDocument
+    /// One sentence per tripped gate (empty: exit 0).
+    public var gateFailures: [String]
+}
+
+/// Writes index.html, report.css, report.js, report.json, summary.md and media/ into a hidden
+/// directory beside `target`, then renames it into place: a reader never sees half a report.
+public struct ReportWriter: Sendable {
+    public var options: ReportOptions
+
+    public init(options: ReportOptions = ReportOptions()) {
+        self.options = options
+    }
+
+    public func write(_ runs: RunSet, to target: URL, inputs: [URL] = []) throws -> ReportResult {
+        let target = target.standardizedFileURL
+        let staging = try ReportStaging(for: target, inputs: inputs)
+        var clips = try ReportBuilder(target: target, options: options).clips(of: runs)
+        var document = ReportDocument(runs: runs, clips: clips, removed: [], baselineName: nil)
+        if let baseline = options.baseline {
+            let comparison = try ChangeClassifier(baseline: baseline, limits: options.limits).compare(clips, staging: staging.url)
+            clips = comparison.clips
+            document = ReportDocument(runs: runs, clips: clips, removed: comparison.removed, baselineName: baseline.lastPathComponent)
+        }
+        do {
+            try copyMedia(clips, into: staging.url)
+            try write(ReportStyle.source, to: staging.url.appendingPathComponent(ReportStyle.fileName))
+            try write(ReportStyle.icon, to: staging.url.appendingPathComponent(ReportStyle.iconName))
+            try write(ReportScript.source, to: staging.url.appendingPathComponent(ReportScript.fileName))
+            try write(ReportPage(report: document).html(), to: staging.url.appendingPathComponent("index.html"))
+            try write(SummaryMarkdown.render(document, options: options), to: staging.url.appendingPathComponent("summary.md"))
+            let files = (ReportStaging.files(under: staging.url) ?? []) + [ReportJSON.fileName]
+            try write(ReportJSON.render(document, files: files.sorted()), to: staging.url.appendingPathComponent(ReportJSON.fileName))
+        } catch let error as ClipKitError {
+            throw error
+        } catch {
+            throw ClipKitError.outputFailed(path: target.path, reason: "\(error)")
+        }
+        try staging.commit()
+        return ReportResult(directory: target, document: document, gateFailures: gates(document))
+    }
+
+    /// The `--fail-on` gates `document` trips.
+    func gates(_ document: ReportDocument) -> [String] {
+        let totals = document.totals
+        var failures: [String] = []
+        if options.failOn.contains(.failed) && totals.failed > 0 { failures.append("\(totals.failed) inputs failed") }
+        if options.failOn.contains(.budget) && totals.overBudget > 0 { failures.append("\(totals.overBudget) outputs over budget") }
+        let visual = totals.changes[ClipChange.Kind.visual.rawValue] ?? 0
+        if options.failOn.contains(.visual) && visual > 0 { failures.append("\(visual) clips changed visually") }
+        if options.failOn.contains(.warnings) && totals.warnings > 0 { failures.append("\(totals.warnings) warnings") }
+        let shards = document.runs.shardsMissing.count + document.runs.shardsDuplicated.count
+        if options.failOn.contains(.shards) && shards > 0 { failures.append("\(shards) shards missing or duplicated") }
+        return failures
+    }
+
+    private func write(_ text: String, to url: URL) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: Data(text.utf8)) else {
+            throw ClipKitError.outputFailed(path: url.path, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    /// Copies the outputs the builder marked for `media/` (directories: their regular files).
+    private func copyMedia(_ clips: [ReportClip], into directory: URL) throws {
+        let fileManager = FileManager.default
+        let media = directory.appendingPathComponent("media")
+        for output in clips.flatMap(\.outputs) {
+            guard let name = output.copy, let source = output.source else { continue }
+            try options.limits.checkDeadline(source.path)
+            if !fileManager.fileExists(atPath: media.path) { try fileManager.createDirectory(at: media, withIntermediateDirectories: true) }
+            let destination = directory.appendingPathComponent(name)
+            if output.kind == .storyboard || output.kind == .frames {
+                try fileManager.createDirectory(at: destination, withIntermediateDirectories: true)
+                for file in ReportStaging.files(under: source) ?? [] where !file.contains("/") {
+                    try copyFile(source.appendingPathComponent(file), to: destination.appendingPathComponent(file))
+                }
+            } else {
+                try copyFile(source, to: destination)
+            }
+        }
+    }
+
+    private func copyFile(_ source: URL, to destination: URL) throws {
+        do {
+            try FileManager.default.copyItem(at: source, to: destination)
+        } catch {
+            throw ClipKitError.outputFailed(path: source.path, reason: "cannot copy into the report")
+        }
+    }
+}

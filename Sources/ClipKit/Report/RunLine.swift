@@ -1,0 +1,81 @@
+// One `--json` line of any clipkit command, read tolerantly: known fields typed, every field kept for display.
+import Foundation
+
+/// A line `clipkit gif|thumb|storyboard|explode|info --json` wrote. Unknown fields (a newer
+/// clipkit's, such as `ssimulacra2`) are kept in `fields` and shown as they are.
+public struct RunLine: Sendable, Equatable {
+    public var input: String
+    public var outputs: [String]
+    /// `ok`, `skipped` or `error` (a line without one counts as `ok`).
+    public var status: String
+    public var error: String?
+    public var shard: String?
+    /// Every scalar field as display text (arrays and objects as compact JSON), keys sorted.
+    public var fields: [Field]
+    /// The line as it was read (invalid UTF-8 replaced).
+    public var raw: String
+    /// The file it came from and its 1-based line number.
+    public var source: String
+    public var lineNumber: Int
+
+    public struct Field: Sendable, Equatable {
+        public var key: String
+        public var text: String
+        public var number: Double?
+    }
+
+    /// Nil when `text` is not a JSON object with an `input` string (reported as a warning).
+    public init?(text: String, source: String, lineNumber: Int) {
+        guard let data = text.data(using: .utf8),
+              let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+              let input = object["input"] as? String else { return nil }
+        self.input = input
+        outputs = (object["outputs"] as? [Any])?.compactMap { $0 as? String } ?? []
+        status = object["status"] as? String ?? "ok"
+        error = object["error"] as? String
+        shard = object["shard"] as? String
+        raw = text
+        self.source = source
+        self.lineNumber = lineNumber
+        fields = object.keys.sorted().compactMap { key in
+            guard let value = object[key], !(value is NSNull) else { return nil }
+            return Field(key: key, text: Self.displayText(value), number: Self.number(value))
+        }
+    }
+
+    /// The line without its null fields (what the page shows; report.json keeps the line whole).
+    public var compactRaw: String {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(raw.utf8))) as? [String: Any] else { return raw }
+        let kept = object.filter { !($0.value is NSNull) }
+        guard let data = try? JSONSerialization.data(withJSONObject: kept, options: [.sortedKeys, .withoutEscapingSlashes]) else { return raw }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The field's number, when it is one (not a Bool).
+    public func number(_ key: String) -> Double? { fields.first { $0.key == key }?.number }
+
+    public func text(_ key: String) -> String? { fields.first { $0.key == key }?.text }
+
+    /// `info` lines carry `kind` (video or gif) and no outputs.
+    public var isInfo: Bool { text("kind") != nil && outputs.isEmpty }
+
+    static func number(_ value: Any) -> Double? {
+        guard let number = value as? NSNumber, !isBool(number) else { return nil }
+        return number.doubleValue
+    }
+
+    /// JSON's true and false (JSONSerialization gives them the `c` type; its numbers are `i`, `q` or `d`).
+    static func isBool(_ number: NSNumber) -> Bool { String(cString: number.objCType) == "c" }
+
+    static func displayText(_ value: Any) -> String {
+        switch value {
+        case let string as String: return string
+        case let number as NSNumber:
+            if isBool(number) { return number.boolValue ? "true" : "false" }
+            return number.stringValue
+        default:
+            let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+}

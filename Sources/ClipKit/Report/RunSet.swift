@@ -1,0 +1,97 @@
+// The --json lines of one or more runs (one file per CI shard, say), merged by input, with the shards seen, missing and duplicated.
+import Foundation
+
+/// One input and every line any run wrote about it (gif, thumb, storyboard, info...).
+public struct ClipRuns: Sendable {
+    public var input: String
+    public var lines: [RunLine]
+
+    /// `error` when any line failed, else `skipped` when every line was skipped, else `ok`.
+    public var status: String {
+        if lines.contains(where: { $0.status == "error" }) { return "error" }
+        if !lines.isEmpty && lines.allSatisfy({ $0.status == "skipped" }) { return "skipped" }
+        return "ok"
+    }
+
+    public var errors: [String] { lines.compactMap { $0.status == "error" ? ($0.error ?? "failed") : nil } }
+}
+
+/// Every clip of the runs read, sorted by input, and what was noticed about the shards and lines.
+public struct RunSet: Sendable {
+    public var clips: [ClipRuns]
+    /// `--shard` values seen (`1/3`), sorted.
+    public var shardsSeen: [String]
+    /// Shards of an `I/N` that no file holds.
+    public var shardsMissing: [String]
+    /// Shards that two files both hold (their repeated lines are read once).
+    public var shardsDuplicated: [String]
+    /// Lines that were not a JSON object naming an input, and the like: one sentence each.
+    public var warnings: [String]
+
+    /// Reads each file's lines; the files' order decides nothing but which copy of a repeated line is kept.
+    public static func read(_ urls: [URL], limits: Limits = Limits()) throws -> RunSet {
+        var texts: [(String, String)] = []
+        for url in urls {
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                throw ClipKitError.outputFailed(path: url.path, reason: "cannot read the file")
+            }
+            texts.append((url.path, String(decoding: data, as: UTF8.self)))
+        }
+        return merge(texts)
+    }
+
+    /// `texts`: (file name, contents) pairs.
+    public static func merge(_ texts: [(String, String)]) -> RunSet {
+        var byInput: [String: [RunLine]] = [:]
+        var seenLines = Set<String>()
+        var shardFiles: [String: Set<String>] = [:]
+        var warnings: [String] = []
+        for (source, text) in texts {
+            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                if trimmed.isEmpty { continue }
+                guard let parsed = RunLine(text: trimmed, source: source, lineNumber: index + 1) else {
+                    warnings.append("\(source):\(index + 1): not a clipkit --json line")
+                    continue
+                }
+                if let shard = parsed.shard { shardFiles[shard, default: []].insert(source) }
+                // The same line in two files (a shard uploaded twice) is one result, not two.
+                guard seenLines.insert(Self.identity(of: parsed)).inserted else { continue }
+                byInput[parsed.input, default: []].append(parsed)
+            }
+        }
+        let clips = byInput.keys.sorted().map { ClipRuns(input: $0, lines: byInput[$0]!) }
+        let seen = shardFiles.keys.sorted(by: Self.shardOrder)
+        let duplicated = seen.filter { shardFiles[$0]!.count > 1 }
+        return RunSet(clips: clips, shardsSeen: seen, shardsMissing: missingShards(seen), shardsDuplicated: duplicated, warnings: warnings)
+    }
+
+    /// A line's identity for de-duplication: what it says, not how long it took.
+    static func identity(of line: RunLine) -> String {
+        line.fields.filter { $0.key != "seconds" }.map { "\($0.key)=\($0.text)" }.joined(separator: "\u{1}")
+    }
+
+    /// For every total N among `seen` (`I/N`), the shards 1...N not seen.
+    static func missingShards(_ seen: [String]) -> [String] {
+        let parsed = seen.compactMap(parseShard)
+        var missing: [String] = []
+        for total in Set(parsed.map(\.1)).sorted() where total <= 10_000 {
+            let have = Set(parsed.filter { $0.1 == total }.map(\.0))
+            missing += (1...total).filter { !have.contains($0) }.map { "\($0)/\(total)" }
+        }
+        return missing
+    }
+
+    static func parseShard(_ text: String) -> (Int, Int)? {
+        let parts = text.split(separator: "/")
+        guard parts.count == 2, let index = Int(parts[0]), let total = Int(parts[1]), total >= 1 else { return nil }
+        return (index, total)
+    }
+
+    static func shardOrder(_ a: String, _ b: String) -> Bool {
+        switch (parseShard(a), parseShard(b)) {
+        case let (x?, y?): return (x.1, x.0) < (y.1, y.0)
+        default: return a < b
+        }
+    }
+}

@@ -1,0 +1,324 @@
+#!/usr/bin/env python3
+"""clipkit report's page in a real browser (Debian's chromium + chromedriver, selenium).
+
+Usage: python3 Tests/Browser/report_browser_test.py [CLIPKIT] [--screenshots DIR]
+
+Makes real runs with CLIPKIT (default .build/debug/clipkit) on Fixtures/video clips, writes a
+report (and a second one against it as --baseline), then opens them from file:// and from a
+local http://127.0.0.1 server sending `Content-Security-Policy: default-src 'self'`, and checks:
+no console errors or CSP violations, every image and video loads, the storyboard scrubber at
+10/30/60/90% shows the tile storyboard.json predicts, arrow keys move it, filter chips and the URL
+hash, j/k/? keys, reduced motion keeps posters, and with JavaScript off posters and tables still
+show. Also parses the README's workflow YAML. Screenshots at two widths go to DIR (default
+.build/report-screenshots). Ends with `N passed, N failed`; exits 1 on any failure.
+"""
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CSP = "default-src 'self'"
+results = {"passed": 0, "failed": 0}
+
+
+def check(name, condition, detail=""):
+    if condition:
+        results["passed"] += 1
+        print(f"ok   {name}")
+    else:
+        results["failed"] += 1
+        print(f"FAIL {name} {detail}")
+
+
+def run(args, cwd, stdout=None):
+    return subprocess.run(args, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, check=False)
+
+
+def make_report(clipkit, work):
+    video = os.path.join(ROOT, "Fixtures", "video")
+    counter = os.path.join(work, 'count"<b>|x.mp4')  # a hostile name, escaped everywhere
+    shutil.copy(os.path.join(video, "counter.mp4"), counter)
+    motion = os.path.join(video, "motion.mp4")
+    commands = [
+        ["gif", counter, motion, "-o", "out/gifs/", "--width", "160"],
+        ["gif", motion, "-o", "out/gifs/motion.mp4", "--width", "160"],
+        ["thumb", counter, motion, "-o", "out/posters/"],
+        ["storyboard", counter, "-o", "out/boards/counter.storyboard", "--interval", "0.5", "--format", "png"],
+        ["explode", counter, "-o", "out/frames/", "--fps", "2"],
+        ["info", counter, motion],
+        ["gif", os.path.join(work, "missing.mp4"), "-o", "out/gifs/"],
+    ]
+    with open(os.path.join(work, "run.jsonl"), "wb") as lines:
+        for command in commands:
+            run([clipkit] + command + ["--json"], work, stdout=lines)
+    first = run([clipkit, "report", "run.jsonl", "-o", "out/report", "--budget", "gif=60KB"], work)
+    check("clipkit report exits 0", first.returncode == 0, first.stderr.decode())
+    second = run([clipkit, "report", "run.jsonl", "-o", "out/again", "--baseline", "out/report"], work)
+    check("clipkit report --baseline exits 0", second.returncode == 0, second.stderr.decode())
+    return os.path.join(work, "out")
+
+
+class CSPHandler(http.server.SimpleHTTPRequestHandler):
+    def end_headers(self):
+        self.send_header("Content-Security-Policy", CSP)
+        super().end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def serve(directory):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(CSPHandler, directory=directory))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def browser(javascript=True, reduced_motion=False, width=1280):
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", f"--window-size={width},900",
+                     "--allow-file-access-from-files", "--autoplay-policy=no-user-gesture-required"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    if not javascript:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": (
+        "window.__csp = []; document.addEventListener('securitypolicyviolation',"
+        " function (e) { window.__csp.push(e.violatedDirective + ' ' + e.blockedURI); });")})
+    if reduced_motion:
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+    return driver
+
+
+def load_everything(driver):
+    """Scrolls every lazy image and video into view and waits for them."""
+    driver.execute_script("document.querySelectorAll('details').forEach(function (d) { d.open = true; });")
+    for element in driver.find_elements(By.CSS_SELECTOR, "img, video"):
+        if element.is_displayed():
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        pending = driver.execute_script(
+            "return Array.prototype.filter.call(document.querySelectorAll('img'), function (i) {"
+            " return i.offsetParent !== null && !i.complete; }).length +"
+            " Array.prototype.filter.call(document.querySelectorAll('video'), function (v) { return v.readyState < 1; }).length;")
+        if pending == 0:
+            break
+        time.sleep(0.1)
+
+
+def broken_media(driver):
+    return driver.execute_script(
+        "return Array.prototype.filter.call(document.querySelectorAll('img'), function (i) {"
+        " return i.offsetParent !== null && !(i.complete && i.naturalWidth > 0); }).map(function (i) { return i.src; })"
+        ".concat(Array.prototype.filter.call(document.querySelectorAll('video'), function (v) { return v.readyState < 1; })"
+        ".map(function (v) { return v.src; }));")
+
+
+def console_problems(driver):
+    logs = [entry for entry in driver.get_log("browser") if entry["level"] in ("SEVERE", "WARNING")]
+    violations = driver.execute_script("return window.__csp || [];")
+    return [entry["message"] for entry in logs] + violations
+
+
+def check_page(driver, url, label, out):
+    driver.get(url)
+    load_everything(driver)
+    check(f"{label}: every image and video loads", not broken_media(driver), str(broken_media(driver)))
+    scrubber_checks(driver, label, out)
+    filter_checks(driver, url, label)
+    key_checks(driver, label)
+    problems = console_problems(driver)
+    check(f"{label}: no console errors or CSP violations", not problems, str(problems))
+
+
+def scrubber_checks(driver, label, out):
+    manifest = json.load(open(os.path.join(out, "boards", "counter.storyboard", "storyboard.json")))
+    scrubber = driver.find_element(By.CSS_SELECTOR, ".scrubber.live")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", scrubber)
+    width = scrubber.size["width"]
+    for percent in (10, 30, 60, 90):
+        moment = manifest["duration_ms"] * percent / 100
+        expected = next(i for i, tile in enumerate(manifest["tiles"]) if tile["start_ms"] <= moment < tile["end_ms"])
+        tile = manifest["tiles"][expected]
+        ActionChains(driver).move_to_element_with_offset(scrubber, int(width * percent / 100 - width / 2), 0).perform()
+        shown = scrubber.get_attribute("data-tile")
+        view = driver.execute_script("var s = getComputedStyle(arguments[0].querySelector('.tile')); return [s.backgroundImage, s.backgroundPosition];", scrubber)
+        sheet = manifest["sheets"][tile["sheet"]]["file"]
+        ok = shown == str(expected) and view[0].endswith(sheet + '")') and view[1] == f"{-tile['x']}px {-tile['y']}px"
+        check(f"{label}: scrubber at {percent}% shows tile {expected}", ok, f"shown {shown} {view}")
+    scrubber.click()
+    before = int(scrubber.get_attribute("data-tile"))
+    scrubber.send_keys(Keys.ARROW_RIGHT)
+    after_right = int(scrubber.get_attribute("data-tile"))
+    scrubber.send_keys(Keys.ARROW_LEFT)
+    scrubber.send_keys(Keys.ARROW_LEFT)
+    after_left = int(scrubber.get_attribute("data-tile"))
+    check(f"{label}: arrow keys move the scrubber", after_right == min(before + 1, len(manifest["tiles"]) - 1) and after_left == max(after_right - 2, 0),
+          f"{before} {after_right} {after_left}")
+
+
+def visible_cards(driver):
+    return [card.get_attribute("data-status") for card in driver.find_elements(By.CSS_SELECTOR, ".card") if card.is_displayed()]
+
+
+def filter_checks(driver, url, label):
+    driver.execute_script("window.scrollTo(0, 0);")
+    check(f"{label}: filters shown with JavaScript", driver.find_element(By.ID, "filters").is_displayed())
+    chip = driver.find_element(By.CSS_SELECTOR, '.chip[data-group="status"][data-value="error"]')
+    chip.click()
+    check(f"{label}: chip pressed", chip.get_attribute("aria-pressed") == "true")
+    check(f"{label}: chip filters the cards", visible_cards(driver) == ["error"], str(visible_cards(driver)))
+    check(f"{label}: filter kept in the URL hash", driver.execute_script("return location.hash;") == "#f:status=error")
+    chip.click()
+    check(f"{label}: unpressing shows all", len(visible_cards(driver)) == 3, str(visible_cards(driver)))
+    driver.get(url.split("#")[0] + "#f:status=ok")
+    ok_chip = driver.find_element(By.CSS_SELECTOR, '.chip[data-group="status"][data-value="ok"]')
+    check(f"{label}: hash restores the filter", ok_chip.get_attribute("aria-pressed") == "true" and visible_cards(driver) == ["ok", "ok"],
+          str(visible_cards(driver)))
+    search = driver.find_element(By.ID, "filter-text")
+    driver.execute_script("location.hash = '';")
+    driver.get(url.split("#")[0])
+    driver.find_element(By.TAG_NAME, "body").send_keys("/")
+    check(f"{label}: / focuses the text filter", driver.switch_to.active_element.get_attribute("id") == "filter-text")
+    driver.switch_to.active_element.send_keys("motion")
+    check(f"{label}: text filter", len(visible_cards(driver)) == 1, str(visible_cards(driver)))
+    del search
+
+
+def key_checks(driver, label):
+    driver.get(driver.current_url.split("#")[0])
+    body = driver.find_element(By.TAG_NAME, "body")
+    body.send_keys("j")
+    first = driver.switch_to.active_element.get_attribute("id")
+    driver.switch_to.active_element.send_keys("j")
+    second = driver.switch_to.active_element.get_attribute("id")
+    driver.switch_to.active_element.send_keys("k")
+    back = driver.switch_to.active_element.get_attribute("id")
+    check(f"{label}: j/k move between clips", (first, second, back) == ("clip-1", "clip-2", "clip-1"), f"{first} {second} {back}")
+    driver.switch_to.active_element.send_keys("?")
+    check(f"{label}: ? shows the help", driver.find_element(By.ID, "help").is_displayed())
+    driver.switch_to.active_element.send_keys("?")
+    driver.execute_script("window.scrollTo(0, 0);")
+    card = driver.find_elements(By.CSS_SELECTOR, ".card img.poster[data-anim]")[0]
+    ActionChains(driver).move_to_element(card).perform()
+    check(f"{label}: hover plays the animation", card.get_attribute("src").endswith(".gif"), card.get_attribute("src"))
+    driver.find_element(By.ID, "pause-all").click()
+    animations = driver.find_elements(By.CSS_SELECTOR, "img.anim[data-poster]")
+    check(f"{label}: pause all shows posters", animations and all(a.get_attribute("src").endswith(".png") for a in animations))
+
+
+def reduced_motion_checks(url):
+    driver = browser(reduced_motion=True)
+    try:
+        driver.get(url)
+        load_everything(driver)
+        card = driver.find_elements(By.CSS_SELECTOR, ".card img.poster[data-anim]")[0]
+        ActionChains(driver).move_to_element(card).perform()
+        check("reduced motion: hover keeps the poster", card.get_attribute("src").endswith(".png"), card.get_attribute("src"))
+        sources = driver.execute_script("return Array.prototype.map.call(document.querySelectorAll('img.anim'), function (i) { return i.currentSrc; });")
+        check("reduced motion: animations show their posters", sources and all(s.endswith(".png") for s in sources), str(sources))
+    finally:
+        driver.quit()
+
+
+def no_javascript_checks(url):
+    driver = browser(javascript=False)
+    try:
+        driver.get(url)
+        load_everything(driver)
+        posters = [i for i in driver.find_elements(By.CSS_SELECTOR, ".card img.poster") if i.is_displayed()]
+        loaded = driver.execute_script("return Array.prototype.every.call(arguments[0], function (i) { return i.complete && i.naturalWidth > 0; });", posters)
+        check("no JavaScript: posters show", len(posters) == 2 and loaded)
+        check("no JavaScript: tables show", len(driver.find_elements(By.CSS_SELECTOR, "table.outputs tr")) >= 4)
+        check("no JavaScript: storyboard sheets show", any(i.is_displayed() for i in driver.find_elements(By.CSS_SELECTOR, ".scrubber img.sheet")))
+        check("no JavaScript: filters hidden", not driver.find_element(By.ID, "filters").is_displayed())
+        check("no JavaScript: the error is shown", "no such file" in driver.find_element(By.ID, "problems").text)
+    finally:
+        driver.quit()
+
+
+def screenshots(url, directory):
+    os.makedirs(directory, exist_ok=True)
+    for width in (1280, 420):
+        driver = browser(width=width)
+        try:
+            driver.get(url)
+            load_everything(driver)
+            driver.execute_script("window.scrollTo(0, 0);")
+            time.sleep(0.3)
+            path = os.path.join(directory, f"report-{width}.png")
+            driver.save_screenshot(path)
+            check(f"screenshot at {width} px", os.path.getsize(path) > 1000)
+        finally:
+            driver.quit()
+
+
+def readme_yaml_checks():
+    import yaml
+    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    section = text[text.find("## Reports in CI"):]
+    section = section[:section.find("\n## ", 5)]
+    blocks = re.findall(r"```yaml\n(.*?)```", section, re.S)
+    check("README: two workflow YAML blocks", len(blocks) >= 2, str(len(blocks)))
+    parsed = [yaml.safe_load(block) for block in blocks]
+    github = next((p for p in parsed if isinstance(p, dict) and "jobs" in p), None)
+    check("README: GitHub Actions workflow parses with jobs", github is not None and "report" in github["jobs"])
+    gitlab = next((p for p in parsed if isinstance(p, dict) and "report" in p and "artifacts" in p.get("report", {})), None)
+    check("README: GitLab CI job parses with artifacts:expose_as", gitlab is not None and "expose_as" in gitlab["report"]["artifacts"])
+
+
+def main():
+    arguments = sys.argv[1:]
+    shots = os.path.join(ROOT, ".build", "report-screenshots")
+    if "--screenshots" in arguments:
+        index = arguments.index("--screenshots")
+        shots = arguments[index + 1]
+        del arguments[index:index + 2]
+    clipkit = os.path.abspath(arguments[0] if arguments else os.path.join(ROOT, ".build", "debug", "clipkit"))
+    work = tempfile.mkdtemp(prefix="clipkit-report-browser-")
+    try:
+        out = make_report(clipkit, work)
+        server = serve(out)
+        http_url = f"http://127.0.0.1:{server.server_address[1]}/report/index.html"
+        file_url = "file://" + os.path.join(out, "report", "index.html")
+        driver = browser()
+        try:
+            check_page(driver, file_url, "file://", out)
+            check_page(driver, http_url, "http+CSP", out)
+            driver.get(http_url.replace("/report/", "/again/"))
+            load_everything(driver)
+            check("baseline page: compare views added", len(driver.find_elements(By.CSS_SELECTOR, ".compare-controls button")) >= 3)
+            problems = console_problems(driver)
+            check("baseline page: no console errors or CSP violations", not problems, str(problems))
+        finally:
+            driver.quit()
+        reduced_motion_checks(http_url)
+        no_javascript_checks(http_url)
+        screenshots(http_url, shots)
+        server.shutdown()
+        readme_yaml_checks()
+    except Exception as error:  # a crash is a failure, reported like one
+        check("browser test ran to the end", False, repr(error))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{results['passed']} passed, {results['failed']} failed")
+    sys.exit(1 if results["failed"] else 0)
+
+
+main()

@@ -1,0 +1,76 @@
+// clipkit report --baseline: each change class on GIFs made for it (Fixtures/report), and the worst pair written for visual changes.
+import Foundation
+import Testing
+import TestSupport
+@testable import ClipKit
+
+@Suite struct ReportChangeTests {
+    /// A baseline report over base.gif for every variant's input, plus one input only it has.
+    static func classify(_ variants: [String]) throws -> (ReportResult, URL) {
+        let dir = Fixture.scratchDirectory()
+        let runs = dir.appendingPathComponent("runs")
+        try FileManager.default.createDirectory(at: runs, withIntermediateDirectories: true)
+        var base: [String] = [], now: [String] = []
+        for name in variants {
+            let before = runs.appendingPathComponent("\(name)-before.gif"), after = runs.appendingPathComponent("\(name)-after.gif")
+            try FileManager.default.copyItem(at: Fixture.url("report/base.gif"), to: before)
+            try FileManager.default.copyItem(at: Fixture.url("report/\(name).gif"), to: after)
+            base.append(ReportTests.line("/clips/\(name).mp4", outputs: [before.path], extra: ["duration_ms": 400]))
+            now.append(ReportTests.line("/clips/\(name).mp4", outputs: [after.path], extra: ["duration_ms": 400]))
+        }
+        let gone = runs.appendingPathComponent("gone.gif")
+        try FileManager.default.copyItem(at: Fixture.url("report/base.gif"), to: gone)
+        base.append(ReportTests.line("/clips/gone.mp4", outputs: [gone.path]))
+        now.append(ReportTests.line("/clips/new.mp4", outputs: [runs.appendingPathComponent("base-after.gif").path]))
+        var options = ReportOptions()
+        options.copyMedia = true
+        _ = try ReportWriter(options: options).write(RunSet.merge([("base", base.joined(separator: "\n"))]), to: dir.appendingPathComponent("base"))
+        // The baseline is read from its own copies, as a downloaded artifact would be.
+        for name in variants { try FileManager.default.removeItem(at: runs.appendingPathComponent("\(name)-before.gif")) }
+        options.copyMedia = false
+        options.baseline = dir.appendingPathComponent("base")
+        options.failOn = [.visual]
+        let result = try ReportWriter(options: options).write(RunSet.merge([("now", now.joined(separator: "\n"))]), to: dir.appendingPathComponent("report"))
+        return (result, dir)
+    }
+
+    @Test func eachChangeClass() throws {
+        let (result, _) = try Self.classify(["base", "same", "retimed", "reencoded", "changed"])
+        let classes = Dictionary(uniqueKeysWithValues: result.document.clips.map { ($0.input, $0.change?.kind) })
+        #expect(classes["/clips/base.mp4"] == .identical)
+        #expect(classes["/clips/same.mp4"] == .identical)
+        #expect(classes["/clips/retimed.mp4"] == .timingOnly)
+        #expect(classes["/clips/reencoded.mp4"] == .reencoded)
+        #expect(classes["/clips/changed.mp4"] == .visual)
+        #expect(classes["/clips/new.mp4"] == .new)
+        #expect(result.document.removed == ["/clips/gone.mp4"])
+        #expect(result.gateFailures == ["1 clips changed visually"])
+
+        let changed = try #require(result.document.clips.first { $0.input == "/clips/changed.mp4" }?.change)
+        // Frame 3 (200-300 ms) is the one changed: the curve dips there and only there.
+        #expect(changed.curve.map(\.0) == [0, 100, 200, 300])
+        #expect(changed.curve[0].1 == 1 && changed.curve[1].1 == 1 && changed.curve[3].1 == 1 && changed.curve[2].1 < 0.9)
+        #expect(changed.worstTimeMs == 200)
+        let diff = try PNGReader.read(result.directory.appendingPathComponent(changed.worstPairHrefs[2]))
+        // Inside the black box the difference is far larger than outside it (the frame's own palette moved a little).
+        let inside = diff.pixel(x: 32, y: 24), outside = diff.pixel(x: 1, y: 1)
+        #expect(Int(inside.r) + Int(inside.g) + Int(inside.b) > 3 * (Int(outside.r) + Int(outside.g) + Int(outside.b)) && inside.a == 255)
+        let reencoded = try #require(result.document.clips.first { $0.input == "/clips/reencoded.mp4" }?.change)
+        #expect((reencoded.worstSSIM ?? 0) >= ChangeClassifier.reencodedSSIM && (reencoded.worstSSIM ?? 1) < 1)
+
+        let html = try String(contentsOf: result.directory.appendingPathComponent("index.html"), encoding: .utf8)
+        #expect(html.contains("<svg class=\"ssim-curve\"") && html.contains("<polyline class=\"ssim\""))
+        #expect(!html.contains("style="))
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: result.directory.appendingPathComponent("report.json"))) as? [String: Any]
+        let totals = json?["totals"] as? [String: Any]
+        #expect(totals?["changes"] as? [String: Int] == ["identical": 2, "timing-only": 1, "re-encoded": 1, "visual": 1, "new": 1, "removed": 1])
+    }
+
+    @Test func notAReportIsABaselineError() throws {
+        var options = ReportOptions()
+        options.baseline = Fixture.url("report")
+        #expect(throws: ClipKitError.self) {
+            _ = try ReportWriter(options: options).write(RunSet.merge([]), to: Fixture.scratchDirectory().appendingPathComponent("r"))
+        }
+    }
+}

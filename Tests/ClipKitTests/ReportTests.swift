@@ -1,0 +1,111 @@
+// clipkit report's library side: hostile names escaped in HTML and Markdown, shards merged, the summary cap, no inline script or style.
+import Foundation
+import Testing
+import TestSupport
+@testable import ClipKit
+
+@Suite struct ReportTests {
+    static let hostile = [
+        "a\"b'c.mp4", "<script>alert(1)</script>.mp4", "pipe|name.mp4", "back`tick`.mp4", "new\nline.mp4",
+        String(repeating: "n", count: 246) + ".mp4", "bad\u{FFFD}utf8.mp4", "[link](javascript:x).mp4", "<!--x-->&amp;.mp4",
+    ]
+
+    static func line(_ input: String, outputs: [String] = [], status: String = "ok", error: String? = nil, shard: String? = nil, extra: [String: Any] = [:]) -> String {
+        var object: [String: Any] = ["schema": 1, "input": input, "outputs": outputs, "status": status, "seconds": 0.1]
+        if let error { object["error"] = error }
+        if let shard { object["shard"] = shard }
+        object.merge(extra) { $1 }
+        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test func hostileNamesAreEscapedInHTMLAndMarkdown() throws {
+        let text = Self.hostile.map { Self.line("/clips/" + $0, status: "error", error: "/clips/\($0): no such file") }.joined(separator: "\n")
+        let runs = RunSet.merge([("run.jsonl", text)])
+        #expect(runs.clips.count == Self.hostile.count)
+        let dir = Fixture.scratchDirectory()
+        let result = try ReportWriter().write(runs, to: dir.appendingPathComponent("report"))
+        let html = try String(contentsOf: result.directory.appendingPathComponent("index.html"), encoding: .utf8)
+        #expect(!html.contains("<script>alert"))
+        #expect(!html.contains("<!--x-->"))
+        #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;.mp4"))
+        #expect(!html.contains("a\"b'c"))
+        #expect(html.contains("a&quot;b&#39;c.mp4"))
+        #expect(html.contains("new&#10;line.mp4") && !html.contains("new\nline"))
+        #expect(html.contains(String(repeating: "n", count: 246) + ".mp4"))
+        // The only <script> elements: report.js and JSON data blocks.
+        let scripts = html.components(separatedBy: "<script").dropFirst()
+        for script in scripts { #expect(script.hasPrefix(" src=\"report.js\"") || script.hasPrefix(" type=\"application/json\"")) }
+        #expect(!html.contains("style=") && !html.contains("<style") && !html.lowercased().contains(" on"  + "click="))
+        let markdown = try String(contentsOf: result.directory.appendingPathComponent("summary.md"), encoding: .utf8)
+        #expect(markdown.hasPrefix("<!-- clipkit-report -->\n"))
+        #expect(!markdown.contains("<script") && !markdown.contains("<!--x"))
+        #expect(markdown.contains("pipe&#124;name") && !markdown.contains("pipe|name"))
+        #expect(markdown.contains("back\\`tick\\`") && markdown.contains("\\[link\\]"))
+        #expect(!markdown.contains("new\nline"))
+        // Every table row has exactly its three cells: no name adds a column.
+        for row in markdown.split(separator: "\n") where row.hasPrefix("| /clips") {
+            #expect(row.filter { $0 == "|" }.count == 4, "\(row)")
+        }
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: result.directory.appendingPathComponent("report.json"))) as? [String: Any]
+        let inputs = (json?["clips"] as? [[String: Any]])?.compactMap { $0["input"] as? String } ?? []
+        #expect(Set(inputs) == Set(Self.hostile.map { "/clips/" + $0 }))
+    }
+
+    @Test func escapingFunctions() {
+        #expect(ReportEscaping.html("<a href='x'>&\"`\u{0}") == "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&#96;&#65533;")
+        #expect(ReportEscaping.urlPath("../a b/#?%\"é.gif") == "../a%20b/%23%3F%25%22%C3%A9.gif")
+        #expect(ReportEscaping.jsonForScript("{\"a\":\"</script><!--&\"}") == "{\"a\":\"\\u003c/script\\u003e\\u003c!--\\u0026\"}")
+        #expect(ReportEscaping.safeFileName("../<x>|é.gif") == "__x___.gif")
+        #expect(ReportEscaping.markdown("a|b`c*d\ne") == "a&#124;b\\`c\\*d e")
+    }
+
+    @Test func shardsMergeByInputAndMissingOrRepeatedShardsAreReported() {
+        let one = [Self.line("/a.mp4", outputs: ["/o/a.gif"], shard: "1/3"), Self.line("/b.mp4", outputs: ["/o/b.gif"], shard: "1/3")].joined(separator: "\n")
+        let three = [Self.line("/c.mp4", outputs: ["/o/c.gif"], shard: "3/3"), Self.line("/a.mp4", outputs: ["/o/a.png"], shard: "3/3")].joined(separator: "\n")
+        let runs = RunSet.merge([("one.jsonl", one), ("three.jsonl", three), ("one-again.jsonl", one + "\nnot json\n")])
+        #expect(runs.clips.map(\.input) == ["/a.mp4", "/b.mp4", "/c.mp4"])
+        #expect(runs.clips[0].lines.map(\.outputs) == [["/o/a.gif"], ["/o/a.png"]])
+        #expect(runs.clips[1].lines.count == 1)  // the repeated shard's lines read once
+        #expect(runs.shardsSeen == ["1/3", "3/3"])
+        #expect(runs.shardsMissing == ["2/3"])
+        #expect(runs.shardsDuplicated == ["1/3"])
+        #expect(runs.warnings == ["one-again.jsonl:3: not a clipkit --json line"])
+        let complete = RunSet.merge([("1", Self.line("/a", shard: "1/2")), ("2", Self.line("/b", shard: "2/2"))])
+        #expect(complete.shardsMissing.isEmpty && complete.shardsDuplicated.isEmpty)
+    }
+
+    @Test func unknownFieldsAreKeptAndShown() throws {
+        let runs = RunSet.merge([("r", Self.line("/a.mp4", extra: ["ssimulacra2": 87.25, "future": ["x": 1]]))])
+        #expect(runs.clips[0].lines[0].number("ssimulacra2") == 87.25)
+        #expect(runs.clips[0].lines[0].text("future") == "{\"x\":1}")
+    }
+
+    @Test func summaryIsCappedWith5000Clips() throws {
+        let text = (0..<5000).map { Self.line("/clips/clip-\($0)|x.mp4", status: $0 % 2 == 0 ? "error" : "ok", error: $0 % 2 == 0 ? "failed \($0)" : nil) }
+            .joined(separator: "\n")
+        let runs = RunSet.merge([("r", text)])
+        var options = ReportOptions()
+        options.markdownMax = 20_000
+        let dir = Fixture.scratchDirectory()
+        let result = try ReportWriter(options: options).write(runs, to: dir.appendingPathComponent("report"))
+        let markdown = try Data(contentsOf: result.directory.appendingPathComponent("summary.md"))
+        #expect(markdown.count <= 20_000)
+        let text2 = String(decoding: markdown, as: UTF8.self)
+        let more = text2.split(separator: "\n").last { $0.hasSuffix("more in the report.") }
+        let shown = text2.split(separator: "\n").filter { $0.hasPrefix("| /clips") }.count
+        #expect(more.map { Int($0.split(separator: " ")[0]) } == 5000 - shown)
+        // The default cap (1,000,000 bytes) holds all 5,000.
+        let full = try ReportWriter().write(runs, to: dir.appendingPathComponent("full"))
+        let fullText = try String(contentsOf: full.directory.appendingPathComponent("summary.md"), encoding: .utf8)
+        #expect(fullText.split(separator: "\n").filter { $0.hasPrefix("| /clips") }.count == 5000)
+        #expect(!fullText.contains("more in the report"))
+    }
+
+    @Test func budgetsAndGates() throws {
+        #expect(try ReportOptions.budgets("gif=2000,webp=500") { Int($0)! } == [.gif: 2000, .webp: 500])
+        #expect(throws: ClipKitError.self) { try ReportOptions.budgets("png=1") { Int($0)! } }
+        #expect(try ReportOptions.gates("failed,budget") == [.failed, .budget])
+        #expect(throws: ClipKitError.self) { try ReportOptions.gates("nope") }
+    }
+}

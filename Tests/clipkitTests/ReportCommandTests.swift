@@ -1,0 +1,115 @@
+// `clipkit report` over real runs of every command: the files, relative existing links, no inline code, determinism, gates, replacing only its own.
+import Foundation
+import Testing
+import TestSupport
+@testable import ClipKit
+
+@Suite struct ReportCommandTests {
+    /// gif, thumb, storyboard, explode and info --json over two clips (and one missing input), into `dir/out`.
+    static func runs(in dir: URL) throws -> URL {
+        let counter = Fixture.url("video/counter.mp4").path, motion = Fixture.url("video/motion.mp4").path
+        var lines = ""
+        for arguments in [["gif", counter, motion, "-o", "out/gifs/", "--width", "160"], ["thumb", counter, motion, "-o", "out/posters/"],
+                          ["storyboard", counter, "-o", "out/boards/", "--format", "png"], ["explode", counter, "-o", "out/frames/", "--fps", "2"],
+                          ["info", counter, motion], ["gif", "/no/such/clip.mp4", "-o", "out/gifs/"]] {
+            let run = try CLI.run(arguments + ["--json"], in: dir)
+            lines += run.stdout
+        }
+        let url = dir.appendingPathComponent("run.jsonl")
+        try lines.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    static func links(in html: String) -> [String] {
+        var links: [String] = []
+        for attribute in ["href=\"", "src=\"", "srcset=\"", "data-anim=\"", "data-poster=\"", "poster=\""] {
+            for piece in html.components(separatedBy: " " + attribute).dropFirst() {
+                links.append(String(piece.prefix { $0 != "\"" }))
+            }
+        }
+        return links
+    }
+
+    @Test func reportOfRealRunsLinksOnlyExistingRelativeFiles() throws {
+        let dir = Fixture.scratchDirectory()
+        let runs = try Self.runs(in: dir)
+        let run = try CLI.run(["report", runs.path, "-o", "out/report"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasPrefix("3 clips · 2 ok · 1 failed"))
+        let report = dir.appendingPathComponent("out/report")
+        #expect(CLI.files(in: report) == ["index.html", "report.css", "report.js", "report.json", "report.svg", "summary.md"])
+        #expect(CLI.files(in: dir.appendingPathComponent("out")).allSatisfy { !$0.contains(".clipkit-") })
+        let html = try String(contentsOf: report.appendingPathComponent("index.html"), encoding: .utf8)
+        let links = Self.links(in: html)
+        #expect(links.count > 20)
+        for link in links where !link.hasPrefix("#") {
+            #expect(!link.contains(":") && !link.hasPrefix("/"), "\(link)")
+            let path = report.appendingPathComponent(link.removingPercentEncoding ?? link).standardizedFileURL.path
+            #expect(FileManager.default.fileExists(atPath: path), "\(link)")
+        }
+        // Anchors point at sections that exist.
+        for link in links where link.hasPrefix("#clip-") { #expect(html.contains("id=\"\(link.dropFirst())\"")) }
+        #expect(!html.contains("style=") && !html.contains("<style"))
+        #expect(html.contains("<script type=\"application/json\" id=\"cues-clip-2\">"))
+        #expect(html.contains("class=\"scrubber\"") && html.contains("class=\"filmstrip\""))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report.appendingPathComponent("report.json"))) as? [String: Any])
+        #expect(json["format"] as? String == "clipkit-report/1")
+        #expect(json["files"] as? [String] == ["index.html", "report.css", "report.js", "report.json", "report.svg", "summary.md"])
+        let clips = try #require(json["clips"] as? [[String: Any]])
+        #expect(clips.map { $0["status"] as? String } == ["error", "ok", "ok"])
+        let kinds = (clips[1]["outputs"] as? [[String: Any]])?.compactMap { $0["kind"] as? String }
+        #expect(kinds.map(Set.init) == ["gif", "poster", "storyboard", "frames"])
+    }
+
+    @Test func sameInputsGiveByteIdenticalReportsAndCopyMakesItSelfContained() throws {
+        let dir = Fixture.scratchDirectory()
+        let runs = try Self.runs(in: dir)
+        #expect(try CLI.run(["report", runs.path, "-o", "a", "--copy"], in: dir).status == 0)
+        #expect(try CLI.run(["report", runs.path, "-o", "b", "--copy"], in: dir).status == 0)
+        let files = CLI.files(in: dir.appendingPathComponent("a"))
+        #expect(files == CLI.files(in: dir.appendingPathComponent("b")))
+        #expect(files.contains("media") && files.contains { $0.hasPrefix("media/") && $0.hasSuffix(".gif") })
+        for file in files {
+            var isDirectory: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: dir.appendingPathComponent("a/" + file).path, isDirectory: &isDirectory)
+            if isDirectory.boolValue { continue }
+            #expect(try Data(contentsOf: dir.appendingPathComponent("a/" + file)) == Data(contentsOf: dir.appendingPathComponent("b/" + file)), "\(file)")
+        }
+        let html = try String(contentsOf: dir.appendingPathComponent("a/index.html"), encoding: .utf8)
+        #expect(Self.links(in: html).allSatisfy { $0.hasPrefix("#") || $0.hasPrefix("media/") || $0.hasPrefix("report.") })
+    }
+
+    @Test func gatesExitOneAfterWriting() throws {
+        let dir = Fixture.scratchDirectory()
+        let runs = try Self.runs(in: dir)
+        let failed = try CLI.run(["report", runs.path, "-o", "r", "--fail-on", "failed"], in: dir)
+        #expect(failed.status == 1 && failed.stderr.contains("--fail-on: 1 inputs failed"))
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("r/index.html").path))
+        let budget = try CLI.run(["report", runs.path, "-o", "r", "--budget", "gif=1KB", "--fail-on", "budget"], in: dir)
+        #expect(budget.status == 1 && budget.stderr.contains("over budget"), "\(budget.stderr)")
+        let summary = try String(contentsOf: dir.appendingPathComponent("r/summary.md"), encoding: .utf8)
+        #expect(summary.contains("| budget |"))
+        #expect(try CLI.run(["report", runs.path, "-o", "r", "--budget", "gif=1KB"], in: dir).status == 0)
+        let usage = try CLI.run(["report", runs.path, "-o", "r", "--budget", "png=1KB"], in: dir)
+        #expect(usage.status == 2 && usage.stderr.contains("--budget"))
+    }
+
+    @Test func replacesOnlyAReportItWrote() throws {
+        let dir = Fixture.scratchDirectory()
+        let runs = try Self.runs(in: dir)
+        let mine = dir.appendingPathComponent("notes")
+        try FileManager.default.createDirectory(at: mine, withIntermediateDirectories: true)
+        try "keep".write(to: mine.appendingPathComponent("todo.txt"), atomically: true, encoding: .utf8)
+        let refused = try CLI.run(["report", runs.path, "-o", "notes"], in: dir)
+        #expect(refused.status == 1 && refused.stderrLines.count == 1 && refused.stderr.contains("notes"))
+        #expect(CLI.files(in: mine) == ["todo.txt"])
+        #expect(try CLI.run(["report", runs.path, "-o", "r", "--copy"], in: dir).status == 0)
+        try "x".write(to: dir.appendingPathComponent("r/media/extra.txt"), atomically: true, encoding: .utf8)
+        let stranger = try CLI.run(["report", runs.path, "-o", "r"], in: dir)
+        #expect(stranger.status == 1 && stranger.stderr.contains("media/extra.txt"))
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("r/media/extra.txt"))
+        #expect(try CLI.run(["report", runs.path, "-o", "r"], in: dir).status == 0)
+        #expect(!CLI.files(in: dir.appendingPathComponent("r")).contains("media"))
+        #expect(CLI.files(in: dir).allSatisfy { !$0.contains(".clipkit-") })
+    }
+}
