@@ -142,9 +142,11 @@ final class FrameDecoder: FrameProducer {
     /// One pass of FFmpeg's demux/decode loop from `point`. False when the pass must be given up
     /// before it queued anything, because the seek point was no place to start decoding: the
     /// seek failed, the first frame decoded lies after the start (the demuxer's keyframe was
-    /// late), a frame came out damaged (a "keyframe" that needs earlier frames), or nothing
-    /// decoded at all. Decoded timestamps decide, never packet flags. From the beginning no
-    /// pass is given up: damage there is the file's own.
+    /// late), a frame came out damaged (a "keyframe" that needs earlier frames), the decoder
+    /// dropped a picture sent before the start, or nothing decoded at all. Decoded timestamps
+    /// and the decoder's own intra flag decide, never packet flags: frames before the first
+    /// intra picture after a seek are dropped unseen. From the beginning no pass is given up:
+    /// damage there is the file's own.
     private func decodePass(from point: SeekPlan.Point, packet: UnsafeMutablePointer<AVPacket>, frame: UnsafeMutablePointer<AVFrame>,
                             hasCandidate: inout Bool, into sequence: inout FrameOutput) throws -> Bool {
         let format = demuxer.format, codec = self.codec
