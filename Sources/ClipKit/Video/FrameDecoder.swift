@@ -142,9 +142,11 @@ final class FrameDecoder: FrameProducer {
     /// One pass of FFmpeg's demux/decode loop from `point`. False when the pass must be given up
     /// before it queued anything, because the seek point was no place to start decoding: the
     /// seek failed, the first frame decoded lies after the start (the demuxer's keyframe was
-    /// late), a frame came out damaged (a "keyframe" that needs earlier frames), or nothing
-    /// decoded at all. Decoded timestamps decide, never packet flags. From the beginning no
-    /// pass is given up: damage there is the file's own.
+    /// late), a frame came out damaged (a "keyframe" that needs earlier frames), the decoder
+    /// dropped a picture sent before the start, or nothing decoded at all. Decoded timestamps
+    /// and the decoder's own intra flag decide, never packet flags: frames before the first
+    /// intra picture after a seek are dropped unseen. From the beginning no pass is given up:
+    /// damage there is the file's own.
     private func decodePass(from point: SeekPlan.Point, packet: UnsafeMutablePointer<AVPacket>, frame: UnsafeMutablePointer<AVFrame>,
                             hasCandidate: inout Bool, into sequence: inout FrameOutput) throws -> Bool {
         let format = demuxer.format, codec = self.codec
@@ -399,41 +401,5 @@ final class FrameDecoder: FrameProducer {
         avcodec_flush_buffers(codec)
         palette?.seeked()
         return true
-    }
-}
-
-/// The leading pictures of the keyframe a seek lands on: packets that follow it in decode order
-/// but come before it on screen (the B-frames of an open GOP). They need the GOP before, which
-/// was never decoded; fed to the decoder they come out broken or make it drop the clean
-/// pictures after the keyframe too (H.264 then loses its recovery point, and the last frames
-/// of a stream never come out). Not sending them costs nothing: a frame before the keyframe
-/// cannot be shown from this landing anyway (`FrameDecoder` then decodes from an earlier one).
-struct LeadingPictures {
-    /// Waiting for the first packet flagged key after a seek.
-    private var awaitingKey: Bool
-    /// That packet's presentation timestamp, until the next key packet.
-    private var keyTimestamp: Int64?
-
-    init(afterSeek: Bool) {
-        awaitingKey = afterSeek
-    }
-
-    /// True for a packet to leave out.
-    mutating func isLeading(_ packet: AVPacket) -> Bool {
-        let isKey = packet.flags & AV_PKT_FLAG_KEY != 0
-        if awaitingKey {
-            if isKey && packet.pts != ck_av_nopts_value() {
-                awaitingKey = false
-                keyTimestamp = packet.pts
-            }
-            return false
-        }
-        guard let key = keyTimestamp else { return false }
-        // The next keyframe ends the landing's GOP (and a timestamp discontinuity cannot drop more).
-        if isKey {
-            keyTimestamp = nil
-            return false
-        }
-        return packet.pts != ck_av_nopts_value() && packet.pts < key
     }
 }

@@ -9,7 +9,8 @@
 ///
 /// Only the index says where keyframes are (MP4, MOV, Matroska and WebM with cues); streams
 /// without one (MPEG-TS, raw) are decoded whole, as without skipping. A jump is checked by the
-/// first frame it decodes: damaged, or later than the tick, means the landing was wrong (a
+/// first frame of its clean chain (`FrameDecoder` drops what comes before the decoder's first
+/// intra picture): damaged, or later than the tick, means the landing was wrong (a
 /// "keyframe" that needs earlier frames, an index of decode times that reorders past the tick),
 /// and the decoder retries from earlier points as `SeekPlan` lists them, finally from the
 /// beginning with skipping off. The sampler keeps its place through all of this, so no tick is
