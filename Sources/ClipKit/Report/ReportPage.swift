@@ -41,7 +41,7 @@ struct ReportPage {
         let totals = report.totals
         var rows = "<tr><th scope=\"row\">Clips</th><td>\(totals.clips)</td></tr>\n"
         for (kind, count) in totals.outputsPerKind {
-            rows += "<tr><th scope=\"row\">\(kind)</th><td>\(count) files, \(Self.bytes(totals.bytesPerKind[kind] ?? 0))</td></tr>\n"
+            rows += "<tr><th scope=\"row\">\(kind)</th><td>\(count) file\(count == 1 ? "" : "s"), \(Self.bytes(totals.bytesPerKind[kind] ?? 0))</td></tr>\n"
         }
         rows += "<tr><th scope=\"row\">Failed</th><td>\(totals.failed)</td></tr>\n<tr><th scope=\"row\">Warnings</th><td>\(totals.warnings)</td></tr>\n"
         let shards = report.runs.shardsSeen.isEmpty ? "none" : report.runs.shardsSeen.map(ReportEscaping.html).joined(separator: ", ")
