@@ -51,16 +51,24 @@ struct ReportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Most bytes of summary.md (the rest: 'N more in the report').", valueName: "size"))
     var markdownMax: String = "1000000"
 
+    @Option(help: ArgumentHelp("Also write the report as one HTML file (style, script and media inlined; for an artifact uploaded as one file).", valueName: "file"))
+    var singleFile: String?
+
+    @Option(help: ArgumentHelp("Most media bytes --single-file inlines; beyond that only the posters.", valueName: "size"))
+    var maxInline: String = "20MB"
+
     func run() throws {
         var options = ReportOptions()
         do {
             if let budget { options.budgets = try ReportOptions.budgets(budget) { try ByteSize.parse($0, option: "--budget") } }
             if let failOn { options.failOn = try ReportOptions.gates(failOn) }
             options.markdownMax = try ByteSize.parse(markdownMax, option: "--markdown-max")
+            options.maxInline = try ByteSize.parse(maxInline, option: "--max-inline")
         } catch {
             throw ValidationError("\(error)")
         }
         options.copyMedia = copy
+        options.singleFile = singleFile.map { URL(fileURLWithPath: $0) }
         options.linkBase = linkBase
         options.baseline = baseline.map { URL(fileURLWithPath: $0) }
         do {

@@ -75,6 +75,20 @@ import TestSupport
         #expect(complete.shardsMissing.isEmpty && complete.shardsDuplicated.isEmpty)
     }
 
+    @Test func shardNotesAndLinkBaseReachThePageAndSummary() throws {
+        let text = [Self.line("/a|b.mp4", shard: "1/2"), Self.line("/c.mp4", status: "error", error: "bad", shard: "1/2")].joined(separator: "\n")
+        var options = ReportOptions()
+        options.linkBase = "https://ci.example/run 1/(x)<y>/"
+        let result = try ReportWriter(options: options).write(RunSet.merge([("r", text)]), to: Fixture.scratchDirectory().appendingPathComponent("r"))
+        let html = try String(contentsOf: result.directory.appendingPathComponent("index.html"), encoding: .utf8)
+        #expect(html.contains("<li>shard 2/2 missing</li>"))
+        let markdown = try String(contentsOf: result.directory.appendingPathComponent("summary.md"), encoding: .utf8)
+        #expect(markdown.contains("- shard 2/2 missing"))
+        #expect(markdown.contains("[/c.mp4](https://ci.example/run%201/%28x%29%3Cy%3E/index.html#clip-2)"), "\(markdown)")
+        #expect(markdown.contains("[/a&#124;b.mp4](https://ci.example/run%201/%28x%29%3Cy%3E/index.html#clip-1)"))
+        #expect(!markdown.contains("data:"))
+    }
+
     @Test func unknownFieldsAreKeptAndShown() throws {
         let runs = RunSet.merge([("r", Self.line("/a.mp4", extra: ["ssimulacra2": 87.25, "future": ["x": 1]]))])
         #expect(runs.clips[0].lines[0].number("ssimulacra2") == 87.25)

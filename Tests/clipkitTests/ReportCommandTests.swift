@@ -112,4 +112,21 @@ import TestSupport
         #expect(!CLI.files(in: dir.appendingPathComponent("r")).contains("media"))
         #expect(CLI.files(in: dir).allSatisfy { !$0.contains(".clipkit-") })
     }
+
+    @Test func singleFileInlinesMediaUnderTheCapAndOnlyPostersBeyondIt() throws {
+        let dir = Fixture.scratchDirectory()
+        let runs = try Self.runs(in: dir)
+        #expect(try CLI.run(["report", runs.path, "-o", "r", "--single-file", "one.html"], in: dir).status == 0)
+        let one = try String(contentsOf: dir.appendingPathComponent("one.html"), encoding: .utf8)
+        #expect(one.contains("<style>") && one.contains("<script>\n// clipkit report"))
+        #expect(one.contains("src=\"data:image/gif;base64,R0lGOD"))  // the GIF's own bytes
+        let files = Self.links(in: one).filter { !$0.hasPrefix("#") && !$0.hasPrefix("data:") }
+        // What is left is links to output directories (storyboard, frames), which no data: URL holds.
+        #expect(files.sorted() == ["../out/boards", "../out/frames"], "\(files)")
+        #expect(try CLI.run(["report", runs.path, "-o", "r", "--single-file", "small.html", "--max-inline", "10KB"], in: dir).status == 0)
+        let small = try String(contentsOf: dir.appendingPathComponent("small.html"), encoding: .utf8)
+        #expect(!small.contains("data:image/gif"))
+        #expect(small.components(separatedBy: "<img class=\"poster\" src=\"data:image/png;base64,").count == 3)
+        #expect(CLI.files(in: dir).allSatisfy { !$0.contains(".clipkit-") })
+    }
 }

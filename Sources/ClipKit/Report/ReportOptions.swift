@@ -18,6 +18,8 @@ public struct ReportOptions: Sendable {
     public var markdownMax = 1_000_000
     /// A baseline report directory or its report.json.
     public var baseline: URL?
+    /// Also write the report as one HTML file here (`--single-file`).
+    public var singleFile: URL?
     /// Most bytes inlined by `--single-file` (posters only beyond that).
     public var maxInline = 20_000_000
     public var limits = Limits()

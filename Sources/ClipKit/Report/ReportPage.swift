@@ -59,8 +59,12 @@ struct ReportPage {
 
     private func problems() -> String {
         let problems = report.problems
-        guard !problems.isEmpty else { return "<section id=\"problems\" class=\"problems none\"><h2>Problems</h2><p>None.</p></section>\n" }
-        var out = "<section id=\"problems\" class=\"problems\"><h2>Problems (\(problems.count))</h2>\n<table><thead><tr><th>Clip</th><th>Problem</th></tr></thead><tbody>\n"
+        let notes = report.runNotes.map { "<li>\(ReportEscaping.html($0))</li>" }.joined(separator: "\n")
+        let noteList = notes.isEmpty ? "" : "<ul class=\"notes\">\n\(notes)\n</ul>\n"
+        guard !problems.isEmpty else {
+            return "<section id=\"problems\" class=\"problems\(noteList.isEmpty ? " none" : "")\"><h2>Problems</h2>\n\(noteList)<p>No failed input, budget breach or visual change.</p></section>\n"
+        }
+        var out = "<section id=\"problems\" class=\"problems\"><h2>Problems (\(problems.count))</h2>\n\(noteList)<table><thead><tr><th>Clip</th><th>Problem</th></tr></thead><tbody>\n"
         for problem in problems {
             out += "<tr class=\"\(problem.kind)\"><td><a href=\"#\(problem.clip.id)\">\(ReportEscaping.html(problem.clip.input))</a></td><td>\(ReportEscaping.html(problem.text))</td></tr>\n"
         }

@@ -25,6 +25,7 @@ enum ReportStyle {
     .problems tr.failed td:last-child, .error { color: var(--bad); }
     .problems tr.budget td:last-child, .problems tr.warning td:last-child, .warning { color: var(--warn); }
     .problems.none p { color: var(--good); }
+    .problems .notes { color: var(--warn); }
     .filters { position: sticky; top: 0; z-index: 2; display: flex; flex-wrap: wrap; gap: .35rem; align-items: center; padding: .5rem 0; background: var(--bg); border-bottom: 1px solid var(--line); }
     .filters .group { color: var(--muted); margin-left: .5rem; }
     .chip, .filters button, .compare-controls button { border: 1px solid var(--line); background: var(--card); color: var(--fg); border-radius: 999px; padding: .15rem .6rem; cursor: pointer; font: inherit; }

@@ -43,6 +43,10 @@ public struct ReportWriter: Sendable {
             throw ClipKitError.outputFailed(path: target.path, reason: "\(error)")
         }
         try staging.commit()
+        if let single = options.singleFile {
+            let page = SingleFilePage(directory: target, maxInline: options.maxInline).html(from: ReportPage(report: document).html())
+            try AtomicFile.write(Array(page.utf8), to: single)
+        }
         return ReportResult(directory: target, document: document, gateFailures: gates(document))
     }
 

@@ -52,11 +52,23 @@ enum SummaryMarkdown {
     private static func link(_ clip: ReportClip, _ options: ReportOptions) -> String {
         let name = ReportEscaping.markdown(clip.input)
         guard let base = options.linkBase else { return name }
-        return "[\(name)](\(base.hasSuffix("/") ? base : base + "/")index.html#\(clip.id))"
+        return "[\(name)](\(safeURL(base.hasSuffix("/") ? base : base + "/"))index.html#\(clip.id))"
+    }
+
+    /// `--link-base` as the user gave it, with what would end a Markdown link or an HTML attribute percent-encoded.
+    static func safeURL(_ url: String) -> String {
+        var out = ""
+        for scalar in url.unicodeScalars {
+            switch scalar {
+            case " ", "(", ")", "<", ">", "\"", "'", "`", "|", "[", "]", "\\": out += String(format: "%%%02X", scalar.value)
+            default: if scalar.value < 0x20 || scalar.value == 0x7F { continue } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
     }
 
     private static func image(_ clip: ReportClip, _ options: ReportOptions) -> String {
         guard let base = options.linkBase, let poster = clip.posterHref, !poster.hasPrefix("../") else { return "" }
-        return "<img src=\"\(ReportEscaping.html((base.hasSuffix("/") ? base : base + "/") + poster))\" width=\"160\" alt=\"\">"
+        return "<img src=\"\(safeURL((base.hasSuffix("/") ? base : base + "/") + poster))\" width=\"160\" alt=\"\">"
     }
 }

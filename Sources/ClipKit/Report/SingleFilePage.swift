@@ -1,0 +1,75 @@
+// --single-file: index.html with its CSS, script and media inlined, for a CI artifact uploaded as one file.
+import Foundation
+
+/// One HTML file a browser opens straight from an artifact (`upload-artifact` with
+/// `archive: false`). Its style and script are inline, so unlike the report directory it is not
+/// meant for a host with a strict Content-Security-Policy. Media become `data:` URLs while they
+/// fit in `maxInline` bytes; beyond that only the cards' posters are inlined.
+struct SingleFilePage {
+    let directory: URL
+    let maxInline: Int
+
+    func html(from page: String) -> String {
+        var html = page
+        html = html.replacingOccurrences(of: "<link rel=\"icon\" href=\"report.svg\" type=\"image/svg+xml\">\n", with: "")
+        html = html.replacingOccurrences(of: "<link rel=\"stylesheet\" href=\"report.css\">", with: "<style>\n\(ReportStyle.source)</style>")
+        html = html.replacingOccurrences(of: "<script src=\"report.js\" defer></script>\n", with: "")
+        // The page's script runs once the document is parsed: at the end of the body.
+        html = html.replacingOccurrences(of: "</body>", with: "<script>\n\(ReportScript.source)</script>\n</body>")
+        let references = Self.references(in: html)
+        var sizes: [String: Int] = [:]
+        for reference in references {
+            guard let url = file(reference) else { continue }
+            sizes[reference] = ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0) * 4 / 3
+        }
+        let total = sizes.reduce(0) { $0 + $1.value * (html.components(separatedBy: "\"\($1.key)\"").count - 1) }
+        let posters = total <= maxInline ? nil : Set(Self.posterReferences(in: html))
+        for reference in sizes.keys.sorted() where posters?.contains(reference) ?? true {
+            guard let url = file(reference), let data = FileManager.default.contents(atPath: url.path) else { continue }
+            html = html.replacingOccurrences(of: "\"\(reference)\"", with: "\"data:\(Self.mimeType(url));base64,\(data.base64EncodedString())\"")
+        }
+        return html
+    }
+
+    /// The regular file a relative reference names, if it is one.
+    private func file(_ reference: String) -> URL? {
+        guard let path = reference.removingPercentEncoding else { return nil }
+        let url = directory.appendingPathComponent(path).standardizedFileURL
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { return nil }
+        return url
+    }
+
+    /// Every quoted relative file reference: attribute values and the cue blocks' sheet names.
+    static func references(in html: String) -> [String] {
+        var found = Set<String>()
+        for attribute in ["src=\"", "srcset=\"", "href=\"", "data-anim=\"", "data-poster=\"", "poster=\""] {
+            for piece in html.components(separatedBy: " " + attribute).dropFirst() {
+                let value = String(piece.prefix { $0 != "\"" })
+                if !value.isEmpty && !value.hasPrefix("#") && !value.contains(":") { found.insert(value) }
+            }
+        }
+        for piece in html.components(separatedBy: "\"sheets\":[").dropFirst() {
+            let list = piece.prefix { $0 != "]" }
+            for name in list.split(separator: ",") { found.insert(name.trimmingCharacters(in: CharacterSet(charactersIn: "\""))) }
+        }
+        return found.sorted()
+    }
+
+    static func posterReferences(in html: String) -> [String] {
+        html.components(separatedBy: "<img class=\"poster\" src=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+    }
+
+    static func mimeType(_ url: URL) -> String {
+        switch url.pathExtension.lowercased() {
+        case "png": return "image/png"
+        case "jpg", "jpeg": return "image/jpeg"
+        case "gif": return "image/gif"
+        case "webp": return "image/webp"
+        case "mp4": return "video/mp4"
+        case "svg": return "image/svg+xml"
+        case "json": return "application/json"
+        default: return "application/octet-stream"
+        }
+    }
+}
