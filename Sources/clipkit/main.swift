@@ -25,6 +25,10 @@ if let now = getenv("LD_BIND_NOW"), now.pointee != 0 {
 
 let signalSources = Signals.installCleanup()
 defer { withExtendedLifetime(signalSources) {} }
+if let problem = DashedArguments.problem(in: Array(CommandLine.arguments.dropFirst())) {
+    FileHandle.standardError.write(Data((problem + "\n").utf8))
+    Foundation.exit(2)
+}
 do {
     var command = try Clipkit.parseAsRoot()
     try command.run()
