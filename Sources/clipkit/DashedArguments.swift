@@ -35,7 +35,7 @@ enum DashedArguments {
         return nil
     }
 
-    private struct Names {
+    struct Names {
         var long: Set<String> = []
         var short: Set<String> = []
         /// Spelled with their dashes: `--output`, `-o`.
@@ -43,7 +43,7 @@ enum DashedArguments {
     }
 
     /// The command's options, from the parser's own description of it (nil for no such command).
-    private static func optionNames(of command: String) -> Names? {
+    static func optionNames(of command: String) -> Names? {
         let dump: String
         do {
             _ = try Clipkit.parseAsRoot([command, "--experimental-dump-help"])

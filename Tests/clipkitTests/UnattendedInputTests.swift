@@ -70,5 +70,80 @@ extension Hostile {
             let cluster = try Spawn.clipkit(["thumb", "-rq", "-o", "c.png", "--", "-dash.mp4"], in: dir, killAfter: 20)
             #expect(cluster.exitStatus == 0, "\(cluster)")
         }
+
+        /// Runs clipkit with `input` on its standard input; stdout and stderr as bytes.
+        static func piped(_ arguments: [String], input: Data?, in directory: URL) throws -> (status: Int32, stdout: Data, stderr: String) {
+            let process = Process()
+            process.executableURL = CLI.binary
+            process.arguments = arguments
+            process.currentDirectoryURL = directory
+            let stdin = Pipe(), output = Pipe(), errors = Pipe()
+            process.standardInput = stdin
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            let out = Box<Data>()
+            let reader = Thread { out.set(output.fileHandleForReading.readDataToEndOfFile()) }
+            reader.start()
+            let err = Box<Data>()
+            let errorReader = Thread { err.set(errors.fileHandleForReading.readDataToEndOfFile()) }
+            errorReader.start()
+            // nil: the writing end stays open (a producer that never writes) until clipkit exits.
+            if let input {
+                try? stdin.fileHandleForWriting.write(contentsOf: input)
+                try stdin.fileHandleForWriting.close()
+            }
+            process.waitUntilExit()
+            try? stdin.fileHandleForWriting.close()
+            return (process.terminationStatus, out.wait(), String(decoding: err.wait(), as: UTF8.self))
+        }
+
+        /// `-` reads standard input and `-o -` writes standard output: the bytes are those the same
+        /// command writes to a file, and nothing else is on stdout (--json goes to stderr).
+        @Test(arguments: [(["thumb"], "video/counter.mp4", "png"), (["gif"], "video/counter.mp4", "gif"),
+                          (["gif", "--format", "webp"], "video/counter.mp4", "webp"), (["gif"], "gif/loop_zero.gif", "gif")])
+        func pipesCarryTheOutput(_ command: [String], _ fixture: String, _ ext: String) throws {
+            let dir = Fixture.scratchDirectory()
+            let source = Fixture.url(fixture)
+            let reference = dir.appendingPathComponent("reference.\(ext)")
+            let file = try Spawn.clipkit(command + [source.path, "-o", reference.path], in: dir, killAfter: 30)
+            #expect(file.exitStatus == 0, "\(file)")
+            let run = try Self.piped(command + ["-", "-o", "-", "--json"], input: try Data(contentsOf: source), in: dir)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout == (try Data(contentsOf: reference)), "stdout is not the file output (\(run.stdout.count) bytes)")
+            #expect(run.stderr.contains("\"status\":\"ok\""), "no JSON report on stderr: \(run.stderr)")
+            let piped = dir.appendingPathComponent("piped.\(ext)")
+            try run.stdout.write(to: piped)
+            if ext == "png" { #expect(try Decoded.png(piped).width == 160) }
+            if ext == "gif" { #expect(try !Decoded.gif(piped).delays.isEmpty) }
+            #expect(Tree.walk(dir).sorted() == ["piped.\(ext)", "reference.\(ext)"], "\(Tree.walk(dir))")
+        }
+
+        /// What a pipe cannot do: one line, nothing on stdout, the right exit code.
+        @Test func pipeRefusals() throws {
+            let dir = Fixture.scratchDirectory()
+            let clip = try Data(contentsOf: Self.clip)
+            for (arguments, status, words) in [(["gif", "-", "-o", "-", "--format", "gif,webp"], Int32(2), "one output"),
+                                              (["explode", "-", "-o", "-"], 2, "directory"),
+                                              (["gif", "-", "-", "-o", "x.gif"], 2, "twice")] {
+                let run = try Self.piped(arguments, input: clip, in: dir)
+                #expect(run.status == status && run.stdout.isEmpty && run.stderr.contains(words), "\(arguments): \(run.stderr)")
+            }
+            let empty = try Self.piped(["thumb", "-", "-o", "-"], input: Data(), in: dir)
+            #expect(empty.status == 1 && empty.stdout.isEmpty && empty.stderr.contains("empty"), "\(empty.stderr)")
+            try FileManager.default.copyItem(at: Self.clip, to: dir.appendingPathComponent("a.mp4"))
+            try FileManager.default.copyItem(at: Self.clip, to: dir.appendingPathComponent("b.mp4"))
+            let two = try Self.piped(["thumb", "a.mp4", "b.mp4", "-o", "-"], input: nil, in: dir)
+            #expect(two.status == 2 && two.stdout.isEmpty && two.stderr.contains("one output"), "\(two.stderr)")
+        }
+
+        /// A standard input that never ends: --timeout bounds the wait.
+        @Test func blockingStandardInputTimesOut() throws {
+            let dir = Fixture.scratchDirectory()
+            let started = Date()
+            let run = try Self.piped(["thumb", "-", "-o", "-", "--timeout", "0.5"], input: nil, in: dir)
+            #expect(run.status == 1 && run.stdout.isEmpty && run.stderr.contains("--timeout"), "\(run.stderr)")
+            #expect(Date().timeIntervalSince(started) < 5)
+        }
     }
 }
