@@ -114,10 +114,12 @@ fuzz: deps
 	CLIPKIT_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product GIFDecoderFuzz
 	CLIPKIT_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product ManifestFuzz
 	CLIPKIT_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product VideoDecodeFuzz
-	mkdir -p Fuzz/corpus/gif Fuzz/corpus/manifest Fuzz/corpus/video Fuzz/artifacts
+	CLIPKIT_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product LZWEncodeFuzz
+	mkdir -p Fuzz/corpus/gif Fuzz/corpus/manifest Fuzz/corpus/video Fuzz/corpus/lzw Fuzz/artifacts
 	cp -n Fixtures/gif/*.gif Fixtures/gif-test-suite/gifs/*.gif Fixtures/fuzz/*.gif Fuzz/corpus/gif/ 2>/dev/null || true
 	cp -n Fixtures/gif/expected/*.png Fixtures/video/still.png Fixtures/fuzz/manifests/*.json Fuzz/corpus/manifest/ 2>/dev/null || true
 	find Fixtures/video Fixtures/bad -maxdepth 1 -type f -size -20k ! -name '*.md' -exec cp -n {} Fuzz/corpus/video/ \;
 	.build-fuzz/debug/GIFDecoderFuzz Fuzz/corpus/gif -max_total_time=$(FUZZ_TIME) -max_len=8192 -artifact_prefix=Fuzz/artifacts/gif- -print_final_stats=1
 	.build-fuzz/debug/ManifestFuzz Fuzz/corpus/manifest -max_total_time=$(FUZZ_TIME) -max_len=8192 -artifact_prefix=Fuzz/artifacts/manifest- -print_final_stats=1
 	.build-fuzz/debug/VideoDecodeFuzz Fuzz/corpus/video -max_total_time=$(FUZZ_TIME) -max_len=20480 -timeout=20 -artifact_prefix=Fuzz/artifacts/video- -print_final_stats=1
+	.build-fuzz/debug/LZWEncodeFuzz Fuzz/corpus/lzw -max_total_time=$(FUZZ_TIME) -max_len=4096 -artifact_prefix=Fuzz/artifacts/lzw- -print_final_stats=1

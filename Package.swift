@@ -62,10 +62,14 @@ if fuzzing {
         .executableTarget(name: "VideoDecodeFuzz", dependencies: ["ClipKit", "FuzzDriver"], path: "Fuzz/VideoDecodeFuzz",
                           swiftSettings: [.unsafeFlags(["-parse-as-library", "-sanitize=fuzzer,address"])],
                           linkerSettings: [.unsafeFlags(["-sanitize=address", "-Xlinker", fuzzer, "-lstdc++"])]),
+        .executableTarget(name: "LZWEncodeFuzz", dependencies: ["ClipKit", "FuzzDriver"], path: "Fuzz/LZWEncodeFuzz",
+                          swiftSettings: [.unsafeFlags(["-parse-as-library", "-sanitize=fuzzer,address"])],
+                          linkerSettings: [.unsafeFlags(["-sanitize=address", "-Xlinker", fuzzer, "-lstdc++"])]),
     ]
     package.products += [
         .executable(name: "GIFDecoderFuzz", targets: ["GIFDecoderFuzz"]),
         .executable(name: "ManifestFuzz", targets: ["ManifestFuzz"]),
         .executable(name: "VideoDecodeFuzz", targets: ["VideoDecodeFuzz"]),
+        .executable(name: "LZWEncodeFuzz", targets: ["LZWEncodeFuzz"]),
     ]
 }

@@ -20,7 +20,7 @@ struct ExplodeCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "GIF or video files (a GIF is recognised by its first bytes, not its name).")
+    @Argument(help: "GIF or video files (a GIF is recognised by its first bytes, not its name); - reads standard input.")
     var inputs: [String]
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Output directory (one input named here), or the directory to put NAME.frames/ in (several inputs or a directory input; created if missing). Default ./NAME.frames/.", valueName: "dir"))

@@ -31,10 +31,10 @@ struct GIFCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "Video files, PNG frames, or one frames.json.")
+    @Argument(help: "Video files, PNG frames, or one frames.json; - reads standard input. A file whose name starts with - goes after --.")
     var inputs: [String]
 
-    @Option(name: .shortAndLong, help: "Output file (one input), or directory (several inputs, a directory input, a name ending with /, or an existing directory; created if missing). The extension picks the format: .gif, .webp (animated WebP) or .mp4 (H.264). Repeat it for several formats from one decode (one input): -o a.gif -o a.webp -o a.mp4.")
+    @Option(name: .shortAndLong, help: "Output file (one input), or directory (several inputs, a directory input, a name ending with /, or an existing directory; created if missing). The extension picks the format: .gif, .webp (animated WebP) or .mp4 (H.264). Repeat it for several formats from one decode (one input): -o a.gif -o a.webp -o a.mp4. -o - writes the one output to standard output (--format picks it).")
     var output: [String] = []
 
     @Option(help: ArgumentHelp("Formats to write, comma-separated: gif, webp, mp4 (for outputs named after the input, or in an -o directory). Default: gif, or the -o file's.", valueName: "list"))

@@ -13,7 +13,7 @@ struct InfoCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "Video or GIF files, or directories (searched for media by content).")
+    @Argument(help: "Video or GIF files, or directories (searched for media by content); - reads standard input.")
     var inputs: [String]
 
     @Flag(name: .shortAndLong, help: "Search directories recursively.")

@@ -38,7 +38,7 @@ struct StoryboardCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "Video files (GIFs and still images work too).")
+    @Argument(help: "Video files (GIFs and still images work too); - reads standard input.")
     var inputs: [String]
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Output directory (one input named here), or the directory to put NAME.storyboard/ in (several inputs or a directory input; created if missing). Default ./NAME.storyboard/.", valueName: "dir"))

@@ -31,10 +31,10 @@ struct ThumbCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "Video or image files.")
+    @Argument(help: "Video or image files; - reads standard input. A file whose name starts with - goes after --.")
     var inputs: [String]
 
-    @Option(name: .shortAndLong, help: "Output file (one input), or directory (several inputs, a directory input, a name ending with /, or an existing directory; created if missing).")
+    @Option(name: .shortAndLong, help: "Output file (one input), or directory (several inputs, a directory input, a name ending with /, or an existing directory; created if missing). -o - writes the one PNG to standard output.")
     var output: String?
 
     @Option(help: ArgumentHelp("Frame to take: seconds (2.5), [hh:]mm:ss[.ms], or a percentage of the duration (10%). Frame-accurate.", valueName: "time"))

@@ -25,16 +25,28 @@ if let now = getenv("LD_BIND_NOW"), now.pointee != 0 {
 
 let signalSources = Signals.installCleanup()
 defer { withExtendedLifetime(signalSources) {} }
+if let problem = DashedArguments.problem(in: Array(CommandLine.arguments.dropFirst())) {
+    FileHandle.standardError.write(Data((problem + "\n").utf8))
+    Foundation.exit(2)
+}
+let streams: StandardStreams
 do {
-    var command = try Clipkit.parseAsRoot()
+    streams = try StandardStreams(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data((error.message + "\n").utf8))
+    Foundation.exit(error.status)
+}
+do {
+    var command = try Clipkit.parseAsRoot(streams.arguments)
     try command.run()
+    Foundation.exit(streams.finish(status: 0))
 } catch let exit as ExitCode {
-    Foundation.exit(exit.rawValue)
+    Foundation.exit(streams.finish(status: exit.rawValue))
 } catch {
     let code = Clipkit.exitCode(for: error)
     if code == .success {
         Clipkit.exit(withError: error)
     }
     FileHandle.standardError.write(Data((Clipkit.fullMessage(for: error) + "\n").utf8))
-    Foundation.exit(2)
+    Foundation.exit(streams.finish(status: 2))
 }

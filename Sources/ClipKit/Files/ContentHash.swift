@@ -29,19 +29,24 @@ public enum ContentHash {
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw ClipKitError.unreadable(path: path, reason: "not a regular file")
         }
+        // A /proc file says 0 and may block on read (/proc/kmsg): empty before any read, and
+        // no read goes past the size the file declared.
+        guard info.st_size > 0 else { throw ClipKitError.notMedia(path: path, reason: "empty file") }
+        var remaining = Int(info.st_size)
         let hash = try HashContext(path: path)
         // A small file needs no 1 MiB buffer (a batch hashes many); read() fills what is used.
         let size = min(chunkBytes, max(Int(info.st_size), 4096))
         var buffer = [UInt8](unsafeUninitializedCapacity: size) { _, count in count = size }
-        while true {
+        while remaining > 0 {
             try deadline.check(path)
             if cancelled() { throw CancellationError() }
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, size) }
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, min(size, remaining)) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw error(path, errno)
             }
             if count == 0 { break }
+            remaining -= count
             hash.update(buffer[..<count])
         }
         return hash.hex()

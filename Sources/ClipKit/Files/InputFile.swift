@@ -2,9 +2,12 @@
 import Foundation
 
 enum InputFile {
-    /// Throws the typed error for a path that is missing, a directory, not a regular file, or
-    /// unreadable. Nothing is opened, so a FIFO cannot block.
-    static func check(_ path: String) throws {
+    /// Throws the typed error for a path that is missing, a directory, not a regular file,
+    /// empty, or unreadable, and returns its size. Nothing is opened, so a FIFO cannot block.
+    /// A regular file of size 0 is empty before any read: /proc files (whose reads may block,
+    /// as /proc/kmsg does) report 0, so they are refused the same way, whatever they hold.
+    @discardableResult
+    static func check(_ path: String) throws -> Int {
         var info = stat()
         guard stat(path, &info) == 0 else {
             if errno == ENOENT || errno == ENOTDIR { throw ClipKitError.fileNotFound(path: path) }
@@ -15,8 +18,10 @@ enum InputFile {
         case S_IFREG: break
         default: throw ClipKitError.unreadable(path: path, reason: "not a regular file")
         }
+        guard info.st_size > 0 else { throw ClipKitError.notMedia(path: path, reason: "empty file") }
         guard access(path, R_OK) == 0 else {
             throw ClipKitError.unreadable(path: path, reason: String(cString: strerror(errno)))
         }
+        return Int(info.st_size)
     }
 }

@@ -19,10 +19,13 @@ final class GIFByteReader {
     private var start = 0
     private var end = 0
     private var atEOF = false
+    /// Bytes the file may still give: its size when checked, so a file that grows (or a
+    /// special file posing as a regular one) is never read past what it declared.
+    private var remaining: Int
 
     init(url: URL) throws {
         let path = url.path
-        try InputFile.check(path)
+        remaining = try InputFile.check(path)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ClipKitError.unreadable(path: path, reason: String(cString: strerror(errno))) }
         // Nothing below can throw: the descriptor and buffer are owned from here on.
@@ -34,6 +37,7 @@ final class GIFByteReader {
     init(bytes: [UInt8]) {
         fd = -1
         capacity = max(bytes.count, 1)
+        remaining = 0
         buffer = .allocate(capacity: capacity)
         bytes.withUnsafeBufferPointer { source in
             if let base = source.baseAddress { buffer.initialize(from: base, count: source.count) }
@@ -81,13 +85,14 @@ final class GIFByteReader {
             start = 0
         }
         while end - start < count {
-            let n = read(fd, buffer + end, capacity - end)
+            let n = remaining > 0 ? read(fd, buffer + end, min(capacity - end, remaining)) : 0
             if n < 0 && errno == EINTR { continue }
             if n <= 0 {
                 atEOF = true
                 return false
             }
             end += n
+            remaining -= n
         }
         return true
     }

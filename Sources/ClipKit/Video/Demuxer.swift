@@ -19,8 +19,6 @@ final class Demuxer {
         let path = url.path
         self.path = path
         try InputFile.check(path)
-        var st = stat()
-        if stat(path, &st) == 0, st.st_size == 0 { throw ClipKitError.notMedia(path: path, reason: "empty file") }
 
         // libavformat reports a PNG too large for it as having no picture size: read the size
         // from the header first, so the limit is named.

@@ -1,0 +1,153 @@
+// `-` as an input (standard input) and `-o -` (the output to standard output), for pipes.
+import Foundation
+
+/// Rewrites the command line before parsing: an input `-` becomes a private copy of standard
+/// input (read within --timeout and `maxInputBytes`, so every later read is of a regular file
+/// and seeks work), `-o -` a private output directory. After the run the single file written
+/// there is copied to the real standard output, so a failure writes nothing to it; meanwhile
+/// everything the command prints on stdout (--json lines) goes to stderr.
+final class StandardStreams {
+    /// The most standard input copied (inputs from files have no such bound: their size is known).
+    static let maxInputBytes = 4 << 30
+
+    private(set) var arguments: [String]
+    private var directory: String?
+    private var outputDirectory: String?
+    /// The real standard output, while fd 1 points at stderr.
+    private var savedStdout: Int32 = -1
+
+    /// nil: no `-` anywhere. Throws a one-line message and exit code for bad usage or a bad stdin.
+    init(arguments: [String]) throws(Failure) {
+        self.arguments = arguments
+        guard let command = arguments.first, !command.hasPrefix("-") else { return }
+        var inputIndex: Int?, outputIndex: Int?, inputs = 0, afterDashes = false
+        var timeout: Double?
+        let takesValue = DashedArguments.optionNames(of: command)?.takesValue ?? []
+        var index = 1
+        while index < arguments.count {
+            let argument = arguments[index]
+            if !afterDashes && (argument == "-o" || argument == "--output") && index + 1 < arguments.count {
+                if arguments[index + 1] == "-" { outputIndex = index + 1 }
+                index += 2
+                continue
+            }
+            if !afterDashes && takesValue.contains(argument) && index + 1 < arguments.count {
+                if argument == "--timeout" { timeout = Double(arguments[index + 1]) }
+                index += 2
+                continue
+            }
+            if !afterDashes && argument == "--" { afterDashes = true } else if argument == "-" {
+                if inputIndex != nil { throw Failure("clipkit: - (standard input) given twice", status: 2) }
+                inputIndex = index
+                inputs += 1
+            } else if afterDashes || !argument.hasPrefix("-") {
+                inputs += 1
+            }
+            index += 1
+        }
+        guard inputIndex != nil || outputIndex != nil else { return }
+        var template = Array((NSTemporaryDirectory() + "/clipkit-pipe-XXXXXX").utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            throw Failure("clipkit: cannot make a temporary directory: \(String(cString: strerror(errno)))", status: 1)
+        }
+        let directory = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        self.directory = directory
+        if let outputIndex {
+            guard ["gif", "thumb"].contains(command) else {
+                throw Failure("clipkit: -o -: \(command) writes a directory of files, not one output for standard output", status: 2)
+            }
+            guard inputs == 1 else {
+                throw Failure("clipkit: -o -: standard output takes one output, but \(inputs) inputs were given", status: 2)
+            }
+            outputDirectory = directory + "/out/"
+            self.arguments[outputIndex] = outputDirectory!
+        }
+        if let inputIndex {
+            self.arguments[inputIndex] = try Self.copyStandardInput(into: directory, timeout: timeout)
+        }
+        if outputDirectory != nil {
+            savedStdout = dup(STDOUT_FILENO)
+            dup2(STDERR_FILENO, STDOUT_FILENO)
+        }
+    }
+
+    deinit { removeDirectory() }
+
+    /// After the run: with `-o -` and a successful run, the one file written goes to the real
+    /// standard output. Returns the exit status to use.
+    func finish(status: Int32) -> Int32 {
+        defer { removeDirectory() }
+        guard let outputDirectory, savedStdout >= 0 else { return status }
+        guard status == 0 else { return status }
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: outputDirectory)) ?? []).filter { !$0.hasPrefix(".") }
+        guard names.count == 1, let data = FileManager.default.contents(atPath: outputDirectory + names[0]) else {
+            Self.say("clipkit: -o -: standard output takes one output, but this run wrote \(names.count) (\(names.sorted().joined(separator: ", "))); write them to files instead")
+            return 2
+        }
+        var offset = 0
+        while offset < data.count {
+            let written = data.withUnsafeBytes { write(savedStdout, $0.baseAddress! + offset, data.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                Self.say("clipkit: -o -: cannot write to standard output: \(String(cString: strerror(errno)))")
+                return 1
+            }
+            offset += written
+        }
+        return status
+    }
+
+    private func removeDirectory() {
+        if let directory { try? FileManager.default.removeItem(atPath: directory) }
+        directory = nil
+    }
+
+    private static func say(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// Copies standard input to `directory`/stdin.EXT (EXT from its first bytes, as names
+    /// decide how images and manifests are read); waits for data at most `timeout` seconds in all.
+    private static func copyStandardInput(into directory: String, timeout: Double?) throws(Failure) -> String {
+        let end = timeout.map { Date().addingTimeInterval($0) }
+        var data = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            var poller = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+            let wait = end.map { Int32(max(0, min(1_000_000, $0.timeIntervalSinceNow * 1000)).rounded(.up)) } ?? -1
+            let ready = poll(&poller, 1, wait)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw Failure("clipkit: -: cannot read standard input: \(String(cString: strerror(errno)))", status: 1)
+            }
+            if ready == 0 {
+                throw Failure("clipkit: -: standard input: gave up after --timeout \(timeout ?? 0) s", status: 1)
+            }
+            let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw Failure("clipkit: -: cannot read standard input: \(String(cString: strerror(errno)))", status: 1)
+            }
+            if count == 0 { break }
+            data += chunk[..<count]
+            if data.count > maxInputBytes {
+                throw Failure("clipkit: -: standard input is larger than \(maxInputBytes) bytes", status: 1)
+            }
+        }
+        guard !data.isEmpty else { throw Failure("clipkit: -: standard input is empty", status: 1) }
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47]
+        let ext = data.starts(with: Array("GIF8".utf8)) ? ".gif" : data.starts(with: png) ? ".png"
+            : data.first == UInt8(ascii: "{") ? ".json" : ".video"
+        let path = directory + "/stdin" + ext
+        guard FileManager.default.createFile(atPath: path, contents: Data(data)) else {
+            throw Failure("clipkit: -: cannot copy standard input to \(directory)", status: 1)
+        }
+        return path
+    }
+
+    struct Failure: Error {
+        var message: String
+        var status: Int32
+        init(_ message: String, status: Int32) { self.message = message; self.status = status }
+    }
+}

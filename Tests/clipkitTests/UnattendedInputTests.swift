@@ -1,0 +1,149 @@
+// Inputs that could block or confuse an unattended run: /proc files, FIFOs, devices, dashed names, pipes.
+import Foundation
+import Testing
+import TestSupport
+
+extension Hostile {
+    @Suite struct Unattended {
+        static let clip = Fixture.url("video/counter.mp4")
+        static let commands: [[String]] = [["gif", "-o", "out.gif"], ["thumb", "-o", "out.png"], ["explode", "-o", "out/"],
+                                           ["info"], ["storyboard", "-o", "board/"]]
+
+        /// A command on a blocking or special input: exit 1 within a second, one line naming it.
+        static func expectRefusedQuickly(_ input: String, _ command: [String], saying words: String,
+                                         sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let dir = Fixture.scratchDirectory()
+            let run = try Spawn.clipkit([command[0], input] + command.dropFirst(), in: dir, killAfter: 10)
+            // 1 s alone; 2 s leaves room for a loaded CI machine.
+            Hostile.Inputs.expectBounded(run, "\(command[0]) \(input)", seconds: 2, sourceLocation: sourceLocation)
+            #expect(run.exitStatus == 1, "\(command[0]) \(input): \(run)", sourceLocation: sourceLocation)
+            #expect(run.errorLines.count == 1 && run.stderr.contains(input) && run.stderr.contains(words),
+                    "\(command[0]) \(input): \(run.stderr.debugDescription)", sourceLocation: sourceLocation)
+            // An empty output directory may be made before the input is opened; no file is written.
+            #expect(Tree.snapshot(dir).values.allSatisfy { $0.isEmpty }, "\(command[0]) \(input) wrote \(Tree.walk(dir))", sourceLocation: sourceLocation)
+        }
+
+        /// /proc files are regular files of size 0: empty before any read, whether their reads
+        /// would succeed (/proc/self/status) or block (/proc/kmsg).
+        @Test(arguments: commands) func procFilesAreEmpty(_ command: [String]) throws {
+            try Self.expectRefusedQuickly("/proc/self/status", command, saying: "empty file")
+            if FileManager.default.fileExists(atPath: "/proc/kmsg") {
+                try Self.expectRefusedQuickly("/proc/kmsg", command, saying: "empty file")
+            }
+        }
+
+        /// Devices are refused without a read; a FIFO with no writer without an open (which would block).
+        @Test(arguments: commands) func specialFilesAreRefused(_ command: [String]) throws {
+            let fifo = Fixture.scratchDirectory().appendingPathComponent("pipe.mp4").path
+            #expect(mkfifo(fifo, 0o644) == 0)
+            for input in [fifo, "/dev/zero", "/dev/urandom"] {
+                try Self.expectRefusedQuickly(input, command, saying: "not a regular file")
+            }
+        }
+
+        /// A file name typed as is that looks like options: exit 2, one line naming it and
+        /// suggesting `--`, nothing written (not help and exit 0, as `-dash.mp4` gave: the cluster holds h).
+        @Test(arguments: [["gif", "-dash.mp4", "-o", "out.gif"], ["thumb", "-x.mp4", "-o", "out.png"],
+                          ["info", "--nosuch.gif"], ["explode", "-o", "out/", "-h.gif"], ["gif", "-q"]])
+        func dashedNamesAreUsageErrors(_ arguments: [String]) throws {
+            let dir = Fixture.scratchDirectory()
+            let name = arguments.first { $0.contains(".") && $0.hasPrefix("-") } ?? "-q"
+            try FileManager.default.copyItem(at: Self.clip, to: dir.appendingPathComponent(name))
+            let run = try Spawn.clipkit(arguments, in: dir, killAfter: 10)
+            #expect(run.exitStatus == 2, "\(arguments): \(run)")
+            #expect(run.stderrLines.count == 1 && run.stderr.contains(name) && run.stderr.contains("clipkit \(arguments[0]) -- \(name)"),
+                    "\(arguments): \(run.stderr.debugDescription)")
+            #expect(run.stdout.isEmpty, "\(arguments): \(run.stdout)")
+            #expect(Tree.walk(dir) == [name], "\(arguments): \(Tree.walk(dir))")
+        }
+
+        /// What the pre-pass must let through: `--`, option values that start with a dash (a
+        /// negative number reaches its own value check), clusters of short flags.
+        @Test func dashedValuesStillParse() throws {
+            let dir = Fixture.scratchDirectory()
+            try FileManager.default.copyItem(at: Self.clip, to: dir.appendingPathComponent("-dash.mp4"))
+            let dashed = try Spawn.clipkit(["thumb", "-o", "out.png", "--", "-dash.mp4"], in: dir, killAfter: 20)
+            #expect(dashed.exitStatus == 0 && FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.png").path), "\(dashed)")
+            let negative = try Spawn.clipkit(["gif", "-dash.mp4", "--start", "-1", "-o", "x.gif"].filter { $0 != "-dash.mp4" } + ["--", "-dash.mp4"],
+                                             in: dir, killAfter: 20)
+            #expect(negative.exitStatus == 2 && negative.stderr.contains("--start") && !negative.stderr.contains("for a file of that name"), "\(negative)")
+            let cluster = try Spawn.clipkit(["thumb", "-rq", "-o", "c.png", "--", "-dash.mp4"], in: dir, killAfter: 20)
+            #expect(cluster.exitStatus == 0, "\(cluster)")
+        }
+
+        /// Runs clipkit with `input` on its standard input; stdout and stderr as bytes.
+        static func piped(_ arguments: [String], input: Data?, in directory: URL) throws -> (status: Int32, stdout: Data, stderr: String) {
+            let process = Process()
+            process.executableURL = CLI.binary
+            process.arguments = arguments
+            process.currentDirectoryURL = directory
+            let stdin = Pipe(), output = Pipe(), errors = Pipe()
+            process.standardInput = stdin
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            let out = Box<Data>()
+            let reader = Thread { out.set(output.fileHandleForReading.readDataToEndOfFile()) }
+            reader.start()
+            let err = Box<Data>()
+            let errorReader = Thread { err.set(errors.fileHandleForReading.readDataToEndOfFile()) }
+            errorReader.start()
+            // nil: the writing end stays open (a producer that never writes) until clipkit exits.
+            if let input {
+                try? stdin.fileHandleForWriting.write(contentsOf: input)
+                try stdin.fileHandleForWriting.close()
+            }
+            process.waitUntilExit()
+            try? stdin.fileHandleForWriting.close()
+            return (process.terminationStatus, out.wait(), String(decoding: err.wait(), as: UTF8.self))
+        }
+
+        /// `-` reads standard input and `-o -` writes standard output: the bytes are those the same
+        /// command writes to a file, and nothing else is on stdout (--json goes to stderr).
+        @Test(arguments: [(["thumb"], "video/counter.mp4", "png"), (["gif"], "video/counter.mp4", "gif"),
+                          (["gif", "--format", "webp"], "video/counter.mp4", "webp"), (["gif"], "gif/loop_zero.gif", "gif")])
+        func pipesCarryTheOutput(_ command: [String], _ fixture: String, _ ext: String) throws {
+            let dir = Fixture.scratchDirectory()
+            let source = Fixture.url(fixture)
+            let reference = dir.appendingPathComponent("reference.\(ext)")
+            let file = try Spawn.clipkit(command + [source.path, "-o", reference.path], in: dir, killAfter: 30)
+            #expect(file.exitStatus == 0, "\(file)")
+            let run = try Self.piped(command + ["-", "-o", "-", "--json"], input: try Data(contentsOf: source), in: dir)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout == (try Data(contentsOf: reference)), "stdout is not the file output (\(run.stdout.count) bytes)")
+            #expect(run.stderr.contains("\"status\":\"ok\""), "no JSON report on stderr: \(run.stderr)")
+            let piped = dir.appendingPathComponent("piped.\(ext)")
+            try run.stdout.write(to: piped)
+            if ext == "png" { #expect(try Decoded.png(piped).width == 160) }
+            if ext == "gif" { #expect(try !Decoded.gif(piped).delays.isEmpty) }
+            #expect(Tree.walk(dir).sorted() == ["piped.\(ext)", "reference.\(ext)"], "\(Tree.walk(dir))")
+        }
+
+        /// What a pipe cannot do: one line, nothing on stdout, the right exit code.
+        @Test func pipeRefusals() throws {
+            let dir = Fixture.scratchDirectory()
+            let clip = try Data(contentsOf: Self.clip)
+            for (arguments, status, words) in [(["gif", "-", "-o", "-", "--format", "gif,webp"], Int32(2), "one output"),
+                                              (["explode", "-", "-o", "-"], 2, "directory"),
+                                              (["gif", "-", "-", "-o", "x.gif"], 2, "twice")] {
+                let run = try Self.piped(arguments, input: clip, in: dir)
+                #expect(run.status == status && run.stdout.isEmpty && run.stderr.contains(words), "\(arguments): \(run.stderr)")
+            }
+            let empty = try Self.piped(["thumb", "-", "-o", "-"], input: Data(), in: dir)
+            #expect(empty.status == 1 && empty.stdout.isEmpty && empty.stderr.contains("empty"), "\(empty.stderr)")
+            try FileManager.default.copyItem(at: Self.clip, to: dir.appendingPathComponent("a.mp4"))
+            try FileManager.default.copyItem(at: Self.clip, to: dir.appendingPathComponent("b.mp4"))
+            let two = try Self.piped(["thumb", "a.mp4", "b.mp4", "-o", "-"], input: nil, in: dir)
+            #expect(two.status == 2 && two.stdout.isEmpty && two.stderr.contains("one output"), "\(two.stderr)")
+        }
+
+        /// A standard input that never ends: --timeout bounds the wait.
+        @Test func blockingStandardInputTimesOut() throws {
+            let dir = Fixture.scratchDirectory()
+            let started = Date()
+            let run = try Self.piped(["thumb", "-", "-o", "-", "--timeout", "0.5"], input: nil, in: dir)
+            #expect(run.status == 1 && run.stdout.isEmpty && run.stderr.contains("--timeout"), "\(run.stderr)")
+            #expect(Date().timeIntervalSince(started) < 5)
+        }
+    }
+}
