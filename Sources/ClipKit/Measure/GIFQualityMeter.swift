@@ -31,10 +31,13 @@ struct GIFQualityMeter {
     /// The latest tick not scored by SSIMULACRA2 (what the viewer saw, the source), kept in
     /// case it is the last.
     private var unscored: (screen: RGBAImage, source: RGBAImage)?
+    /// SSIMULACRA2's planes, made once for the GIF's size.
+    private let workspace: SSIMULACRA2Workspace
 
     init(width: Int, height: Int) {
         screen = LumaPlane(width: width, height: height, values: [UInt8](repeating: 0, count: width * height))
         colours = [UInt8](repeating: 0, count: width * height * 4)
+        workspace = SSIMULACRA2Workspace(pixels: width * height)
         for i in stride(from: 3, to: colours.count, by: 4) { colours[i] = 255 }
     }
 
@@ -112,7 +115,7 @@ struct GIFQualityMeter {
     }
 
     private mutating func score(_ shown: RGBAImage, against source: RGBAImage) {
-        if let value = SSIMULACRA2.score(reference: source, distorted: shown) { scores.append(value) }
+        if let value = SSIMULACRA2.score(reference: source, distorted: shown, workspace: workspace) { scores.append(value) }
     }
 
     /// A cleared rectangle shows nothing: black, as a transparent pixel is measured.

@@ -40,17 +40,19 @@ enum SSIMULACRA2 {
     ]
 
     /// The score of `distorted` against `reference` (same size); nil when under 8 pixels on a side.
-    static func score(reference: RGBAImage, distorted: RGBAImage) -> Double? {
-        score(reference: LinearRGBImage(reference), distorted: LinearRGBImage(distorted))
+    static func score(reference: RGBAImage, distorted: RGBAImage, workspace: SSIMULACRA2Workspace? = nil) -> Double? {
+        score(reference: LinearRGBImage(reference), distorted: LinearRGBImage(distorted), workspace: workspace)
     }
 
     /// The score of two linear-light pictures of the same size; nil when under 8 pixels on a side.
-    static func score(reference: LinearRGBImage, distorted: LinearRGBImage) -> Double? {
+    /// `workspace`, when at least as large as the pictures, saves allocating one.
+    static func score(reference: LinearRGBImage, distorted: LinearRGBImage, workspace: SSIMULACRA2Workspace? = nil) -> Double? {
         precondition(reference.width == distorted.width && reference.height == distorted.height,
                      "SSIMULACRA2 of pictures of different sizes")
         let count = scaleCount(width: reference.width, height: reference.height)
         guard count > 0 else { return nil }
-        var workspace = SSIMULACRA2Workspace(width: reference.width, height: reference.height)
+        let pixels = reference.width * reference.height
+        let workspace = workspace.flatMap { $0.capacity >= pixels ? $0 : nil } ?? SSIMULACRA2Workspace(pixels: pixels)
         var norms = [Double](repeating: 0, count: 3 * count * 6)
         var (ref, dist) = (reference, distorted)
         for scale in 0..<count {

@@ -1,8 +1,9 @@
 // The buffers SSIMULACRA2 works in at one scale, and its per-channel error maps and their norms.
 
-/// Planes for one scale of SSIMULACRA2, allocated once at the largest scale and reused.
-struct SSIMULACRA2Workspace: ~Copyable {
-    private let capacity: Int
+/// Planes for one scale of SSIMULACRA2, allocated once at the largest scale and reused across
+/// scales, and across pictures by a caller that scores many of one size (the GIF meter).
+final class SSIMULACRA2Workspace {
+    let capacity: Int
     private var width = 0, height = 0
     /// X, Y, B of the reference, then of the distorted picture.
     private let reference: UnsafeMutablePointer<Float>
@@ -12,8 +13,8 @@ struct SSIMULACRA2Workspace: ~Copyable {
     private let blur = RecursiveGaussian(sigma: 1.5)
     private static let kC2: Float = 0.0009
 
-    init(width: Int, height: Int) {
-        capacity = width * height
+    init(pixels: Int) {
+        capacity = pixels
         reference = .allocate(capacity: 3 * capacity)
         distorted = .allocate(capacity: 3 * capacity)
         planes = .allocate(capacity: 7 * capacity)
@@ -26,7 +27,7 @@ struct SSIMULACRA2Workspace: ~Copyable {
     }
 
     /// Takes the two pictures of this scale (as large as the first at most) in XYB.
-    mutating func load(_ ref: LinearRGBImage, _ dist: LinearRGBImage) {
+    func load(_ ref: LinearRGBImage, _ dist: LinearRGBImage) {
         precondition(ref.width * ref.height <= capacity, "scale larger than the workspace")
         (width, height) = (ref.width, ref.height)
         ref.writeXYB(into: reference)
