@@ -8,7 +8,7 @@ prints each clip's Pareto frontier with the ratio of its bytes to the recipe + g
 point's (the RD target: at most 0.6x at equal or higher SSIM). Not part of `make bench`: the whole grid
 takes about an hour on two cores.
 
-    python3 bench/rd_sweep.py [--grid frontier|lossy|quality] [--clips 10,60] [--csv PATH] [--clipkit PATH]
+    python3 bench/rd_sweep.py [--grid frontier|lossy|perceptual|quality] [--clips 10,60] [--csv PATH] [--clipkit PATH]
 """
 
 import argparse
@@ -39,6 +39,9 @@ def grid(name):
     if name == "lossy":  # lossy on top of frontier points
         return [(c, "none", t, l, None) for c, t in ((128, 1500), (64, 1500), (32, 2000), (16, 3000), (16, 4000))
                 for l in (0, 20, 40, 80)]
+    if name == "perceptual":  # the grid behind the SSIMULACRA2 anchors: 256 colours + Floyd-Steinberg + lossy, then fewer colours
+        pts = [(256, "floyd-steinberg", t, l, None) for t in (30, 60, 120, 250) for l in (0, 40, 80, 150, 300, 500, 800)]
+        return pts + [(c, "floyd-steinberg", t, 800, None) for c in (128, 64, 32) for t in (60, 250, 1000, 2000)]
     return [(None, None, None, None, q) for q in (100, 95, 90, 85, 80, 75, 70, 65, 60, 50, 40, 30, 25, 20, 10, 1)]
 
 
@@ -85,7 +88,7 @@ def frontier(rows, clip):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--grid", choices=("frontier", "lossy", "quality"), default="frontier")
+    ap.add_argument("--grid", choices=("frontier", "lossy", "perceptual", "quality"), default="frontier")
     ap.add_argument("--clips", default="10,60")
     ap.add_argument("--csv", default=os.path.join(CACHE, "rd-sweep.csv"))
     ap.add_argument("--clipkit", default=os.path.join(HERE, "..", ".build", "release", "clipkit"))

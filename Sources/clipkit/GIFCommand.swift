@@ -88,7 +88,7 @@ struct GIFCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Lossy LZW compression, 0 (off, exact) to 1000: higher gives smaller files with more noise; 20 to 80 is a good range.", valueName: "n"))
     var lossy: Int = 0
 
-    @Option(help: ArgumentHelp("One knob for size against fidelity, 1-100: sets --colors, --threshold and --dither none along the measured bytes/SSIM frontier (100 = the defaults; options given explicitly win). On the bench's 10 s 720p clip: 100 = SSIM 0.962 at 3.3 MB, 90 = 0.935 at 2.1 MB, 75 = 0.912 at 1.6 MB, 50 = 0.868 at 1.0 MB, 20 = 0.854 at 0.8 MB. Below about 80, smooth moving gradients show banding and stale patches that SSIM barely counts. WebP: its lossy quality (default 80).", valueName: "q"))
+    @Option(help: ArgumentHelp("One knob for size against fidelity, 1-100: sets --colors, --threshold and --lossy (Floyd-Steinberg dithering stays on) along the bytes/SSIMULACRA2 frontier measured on natural clips (100 = the defaults; options given explicitly win). Below about 50 fewer colours and a coarser threshold join in. WebP: its lossy quality (default 80).", valueName: "q"))
     var quality: Int?
 
     @Option(help: ArgumentHelp("Largest GIF wanted: bytes, or with a unit (500KB, 5MB, 2MiB). The least lossy GIF that fits is written (lossy levels side by side; then fewer colours and a smaller width); never larger.", valueName: "size"))
@@ -162,7 +162,7 @@ struct GIFCommand: ParsableCommand {
             throw ClipKitError.invalidOption(name: "--palette", reason: "'\(palette)' is not per-frame or global")
         }
         options.palette = mode
-        // --quality picks colours, dithering and threshold along the frontier; those given explicitly win.
+        // --quality picks colours, threshold and lossy along the frontier; those given explicitly win.
         if let quality { options.apply(quality: quality) }
         if noLoop && loop != nil {
             throw ClipKitError.invalidOption(name: "--no-loop", reason: "give --loop N or --no-loop, not both")

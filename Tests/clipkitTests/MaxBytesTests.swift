@@ -66,11 +66,11 @@ import TestSupport
     }
 
     @Test func qualityMovesAlongTheFrontier() throws {
-        // 100 is the default output; below it, no dithering, and never more colours or a finer threshold.
+        // 100 is the default output; below it, dithering stays on, never more colours or less lossy.
         #expect(GIFOptions.settings(forQuality: 100) == GIFSettings(GIFOptions()))
         let picks = (1...99).map(GIFOptions.settings(forQuality:))
-        #expect(picks.allSatisfy { $0.dither == .none && $0.lossy == 0 && (2...256).contains($0.colors) })
-        #expect(zip(picks, picks.dropFirst()).allSatisfy { $0.colors <= $1.colors && $0.changeThreshold >= $1.changeThreshold })
+        #expect(picks.allSatisfy { $0.dither == .floydSteinberg && $0.lossy > 0 && (2...256).contains($0.colors) })
+        #expect(zip(picks, picks.dropFirst()).allSatisfy { $0.colors <= $1.colors && $0.lossy >= $1.lossy })
         let dir = Fixture.scratchDirectory()
         #expect(try CLI.run(["gif", Self.clip.path, "-o", "default.gif"], in: dir).status == 0)
         #expect(try CLI.run(["gif", Self.clip.path, "-o", "q100.gif", "--quality", "100"], in: dir).status == 0)
@@ -78,14 +78,21 @@ import TestSupport
         // --quality N is its settings given one by one.
         let half = GIFOptions.settings(forQuality: 50)
         #expect(try CLI.run(["gif", Self.clip.path, "-o", "q50.gif", "--quality", "50"], in: dir).status == 0)
-        #expect(try CLI.run(["gif", Self.clip.path, "-o", "s50.gif", "--colors", "\(half.colors)", "--dither", "none",
+        #expect(try CLI.run(["gif", Self.clip.path, "-o", "s50.gif", "--colors", "\(half.colors)", "--lossy", "\(half.lossy)",
                              "--threshold", "\(half.changeThreshold)"], in: dir).status == 0)
         #expect(try Data(contentsOf: dir.appendingPathComponent("q50.gif")) == Data(contentsOf: dir.appendingPathComponent("s50.gif")))
-        // Lower quality, smaller files.
-        #expect(try CLI.run(["gif", Self.clip.path, "-o", "q20.gif", "--quality", "20"], in: dir).status == 0)
-        let sizes = try ["default", "q50", "q20"].map { try size(dir.appendingPathComponent("\($0).gif")) }
-        #expect(sizes[0] > sizes[1] && sizes[1] > sizes[2], "\(sizes)")
-        let low = try Decoded.gif(dir.appendingPathComponent("q20.gif"), keep: 0)
+        // Lower quality, strictly smaller files that measure strictly lower.
+        var measured: [Double] = []
+        for q in [90, 75, 25] {
+            let run = try CLI.run(["gif", Self.clip.path, "-o", "q\(q).gif", "--quality", "\(q)", "--json", "--force"], in: dir)
+            #expect(run.status == 0)
+            let value = run.stdout.firstMatch(of: /"ssim":([0-9.]+)/).flatMap { Double($0.1) }
+            measured.append(value ?? -1)
+        }
+        #expect(zip(measured, measured.dropFirst()).allSatisfy { $0 > $1 }, "\(measured)")
+        let sizes = try ["default", "q90", "q75", "q50", "q25"].map { try size(dir.appendingPathComponent("\($0).gif")) }
+        #expect(zip(sizes, sizes.dropFirst()).allSatisfy { $0 > $1 }, "\(sizes)")
+        let low = try Decoded.gif(dir.appendingPathComponent("q25.gif"), keep: 0)
         let reference = try Decoded.gif(dir.appendingPathComponent("default.gif"), keep: 0)
         #expect(low.delays.reduce(0, +) == reference.delays.reduce(0, +), "the same length (frames may merge)")
         // What is given explicitly wins over what --quality picks.
