@@ -5,7 +5,7 @@
 
 Per clip (bench/rd_clips.py), measured as bench/rd_eval.py measures (same anchors, cached): clipkit defaults,
 --quality 10/25/50/75/90/100, --lossy 20/40/80/150, --max-bytes at 25/50/75% of the default's bytes.
-Writes bench/cache/rd20.json, the markdown section (tables, BD-rates, PASS/MISS targets) to
+Writes bench/cache/rd20-CLIP-Ns.json (one per clip; --replot puts stored clips together), the markdown section (tables, BD-rates, PASS/MISS targets) to
 bench/cache/rd20.md, and the plot bench/rd20.png (bytes vs SSIMULACRA2 mean, one panel per clip).
 
 BD-rate: mean difference of log(bytes) at equal SSIMULACRA2 over the overlapping score range, each curve
@@ -188,16 +188,18 @@ def main():
     ap.add_argument("--clipkit", required=True)
     ap.add_argument("--seconds", type=float, default=3)
     ap.add_argument("--clips", default=",".join(rd_clips.CLIPS))
-    ap.add_argument("--replot", action="store_true", help="redo the analysis and plot from bench/cache/rd20.json")
+    ap.add_argument("--replot", action="store_true", help="redo the analysis and plot from the stored per-clip results")
     a = ap.parse_args()
-    store = os.path.join(HERE, "cache", "rd20.json")
-    if a.replot:
+    res = []
+    for c in a.clips.split(","):
+        # one file per clip, so clips can be swept by separate runs and put together with --replot
+        store = os.path.join(HERE, "cache", f"rd20-{c}-{a.seconds:g}s.json")
+        if not a.replot:
+            with open(store + ".part", "w") as f:
+                json.dump(sweep_clip(os.path.abspath(a.clipkit), c, a.seconds), f, indent=1)
+            os.replace(store + ".part", store)
         with open(store) as f:
-            res = json.load(f)
-    else:
-        res = [sweep_clip(os.path.abspath(a.clipkit), c, a.seconds) for c in a.clips.split(",")]
-        with open(store, "w") as f:
-            json.dump(res, f, indent=1)
+            res.append(json.load(f))
     lines = analyse(res)
     md = markdown(res, lines, "### SSIMULACRA2 rate-distortion (issue 20)")
     with open(os.path.join(HERE, "cache", "rd20.md"), "w") as f:
