@@ -111,6 +111,12 @@ def measure(out, src, fps=FPS, stride=STRIDE, duration=None):
     else:
         frames, durs = _decode(out)
         h, w = frames[0].shape[:2]
+        if w < WIDTH:
+            # a GIF made narrower (--max-bytes may shrink the width) is seen at the intended size: scale it up
+            # (lanczos) and score it there, not against a reference shrunk to its own size
+            from PIL import Image
+            w, h = WIDTH, int(round(h * WIDTH / w / 2)) * 2
+            frames = [np.asarray(Image.fromarray(f).resize((w, h), Image.LANCZOS)) for f in frames]
         ends = np.cumsum(durs)
 
         def ticks_frames(i):
