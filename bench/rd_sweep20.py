@@ -130,7 +130,7 @@ def analyse(res):
             ok = 0.9 <= frac <= 1.0 and (theirs is None or p["ssimulacra2"] >= theirs) and tr <= 2.2
             all_maxb &= ok
             lines.append(f"- {'PASS' if ok else 'MISS'}: {r['clip']}: {p['label']}: {frac:.1%} of limit, "
-                         f"{p['ssimulacra2']:.1f} vs anchor {('-' if theirs is None else f'{theirs:.1f}')}, "
+                         f"{p['ssimulacra2']:.1f} vs anchor {('- (no anchor curve reaches this size)' if theirs is None else f'{theirs:.1f}')}, "
                          f"time {tr:.2f}x default")
         lines.append(f"- record: {r['clip']}: default {d['bytes']:,} B, {d['seconds']:.2f} s, SSIMULACRA2 "
                      f"{d['ssimulacra2']:.1f} (p5 {d['ssimulacra2_p5']:.1f}), SSIM {d['ssim']:.4f}")
