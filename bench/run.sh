@@ -50,6 +50,15 @@ if ! python3 -c "import matplotlib" 2>/dev/null; then
         echo "bench: no matplotlib; the plot is drawn with Pillow" >&2
 fi
 
+# SSIMULACRA2 (PyPI ssimulacra2), libimagequant (PyPI imagequant, an anchor) and scikit-image (its bundled
+# photographs make the natural clip) for the issue-20 rate-distortion section (bench/rd_sweep20.py)
+if ! python3 -c "import ssimulacra2, imagequant, skimage, scipy" 2>/dev/null; then
+    echo "bench: installing ssimulacra2, imagequant and scikit-image"
+    python3 -m pip install --quiet ssimulacra2 imagequant scikit-image 2>/dev/null ||
+        python3 -m pip install --quiet --break-system-packages ssimulacra2 imagequant scikit-image 2>/dev/null ||
+        echo "bench: no ssimulacra2/imagequant/scikit-image: the SSIMULACRA2 section is skipped" >&2
+fi
+
 if [ ! -x .build/release/clipkit ]; then
     echo "bench: no release build; run: make bench (or make build first)" >&2
     exit 1
@@ -58,4 +67,9 @@ fi
 echo "bench: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 bash bench/gen_inputs.sh ${quick:+quick}
 python3 bench/report.py .build/release/clipkit > bench/report.md || echo "bench: the report rows failed (bench/report.py)" >&2
-exec python3 bench/bench.py ${quick:+--quick}
+python3 bench/bench.py ${quick:+--quick}
+# issue 20: bytes vs SSIMULACRA2 on 3 s cuts of four clips (writes bench/cache/rd20.md and bench/rd20.png)
+if [ -z "$quick" ] && python3 -c "import ssimulacra2, imagequant, skimage" 2>/dev/null; then
+    python3 bench/rd_sweep20.py --clipkit .build/release/clipkit >/dev/null &&
+        { echo; echo "## Issue 20: SSIMULACRA2 rate-distortion"; echo; tail -n +2 bench/cache/rd20.md; } >>bench/results.md
+fi
