@@ -129,6 +129,8 @@ struct InputRunner {
         }, report: { report in
             var report = report
             report.shard = shard
+            (report.input, report.outputs, report.error) = (StandardStreams.shown(report.input), report.outputs.map(StandardStreams.shown),
+                                                            report.error.map(StandardStreams.shown))
             if report.status == .error { Self.printError(report.error ?? "failed") }
             guard json else { return true }
             if StandardOutput.writeLine(report.jsonLine()) { return true }
@@ -162,7 +164,7 @@ struct InputRunner {
     /// a damaged input is always reported.
     static func printWarnings(_ warnings: [String], for input: URL) {
         for warning in warnings {
-            FileHandle.standardError.write(Data("clipkit: warning: \(oneLine(input.path)): \(oneLine(warning))\n".utf8))
+            FileHandle.standardError.write(Data("clipkit: warning: \(oneLine(StandardStreams.shown(input.path))): \(oneLine(warning))\n".utf8))
         }
     }
 

@@ -52,6 +52,7 @@ final class StandardStreams {
         }
         let directory = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         self.directory = directory
+        setenv(Self.directoryVariable, directory, 1)
         if let outputIndex {
             guard ["gif", "thumb"].contains(command) else {
                 throw Failure("clipkit: -o -: \(command) writes a directory of files, not one output for standard output", status: 2)
@@ -72,6 +73,23 @@ final class StandardStreams {
     }
 
     deinit { removeDirectory() }
+
+    /// Where the private directory's path is kept for `shown(_:)` (read from any thread).
+    static let directoryVariable = "CLIPKIT_PIPE_DIRECTORY"
+
+    /// `text` with the paths of the standard input's copy and of the output bound for standard
+    /// output written as `-`, as the user typed them.
+    static func shown(_ text: String) -> String {
+        guard let directory = getenv(directoryVariable).map({ String(cString: $0) }), text.contains(directory) else { return text }
+        var result = text
+        for prefix in [directory + "/out/stdin.", directory + "/stdin."] {
+            while let range = result.range(of: prefix) {
+                let end = result[range.upperBound...].firstIndex { !($0.isLetter || $0.isNumber) } ?? result.endIndex
+                result.replaceSubrange(range.lowerBound..<end, with: "-")
+            }
+        }
+        return result
+    }
 
     /// After the run: with `-o -` and a successful run, the one file written goes to the real
     /// standard output. Returns the exit status to use.

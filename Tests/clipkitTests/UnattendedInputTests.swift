@@ -112,6 +112,7 @@ extension Hostile {
             #expect(run.status == 0, "\(run.stderr)")
             #expect(run.stdout == (try Data(contentsOf: reference)), "stdout is not the file output (\(run.stdout.count) bytes)")
             #expect(run.stderr.contains("\"status\":\"ok\""), "no JSON report on stderr: \(run.stderr)")
+            #expect(run.stderr.contains("\"input\":\"-\"") && run.stderr.contains("\"outputs\":[\"-\"]"), "pipes not shown as -: \(run.stderr)")
             let piped = dir.appendingPathComponent("piped.\(ext)")
             try run.stdout.write(to: piped)
             if ext == "png" { #expect(try Decoded.png(piped).width == 160) }
@@ -129,6 +130,9 @@ extension Hostile {
                 let run = try Self.piped(arguments, input: clip, in: dir)
                 #expect(run.status == status && run.stdout.isEmpty && run.stderr.contains(words), "\(arguments): \(run.stderr)")
             }
+            let garbage = try Self.piped(["thumb", "-", "-o", "out.png"], input: Data(repeating: 7, count: 500), in: dir)
+            #expect(garbage.status == 1 && garbage.stderr.hasPrefix("clipkit: -: ") && garbage.stderr.split(separator: "\n").count == 1,
+                    "\(garbage.stderr)")
             let empty = try Self.piped(["thumb", "-", "-o", "-"], input: Data(), in: dir)
             #expect(empty.status == 1 && empty.stdout.isEmpty && empty.stderr.contains("empty"), "\(empty.stderr)")
             try FileManager.default.copyItem(at: Self.clip, to: dir.appendingPathComponent("a.mp4"))
