@@ -107,19 +107,26 @@ final class StagingDirectory {
     /// Puts the staged directory where the target is, replacing an empty or (checked in `init`)
     /// earlier output directory.
     func commit() throws {
+        try Self.moveIntoPlace(url, target: target)
+        committed = true
+    }
+
+    /// Renames the complete directory `staged` to `target`, replacing an empty or earlier output
+    /// directory there (whoever stages it has checked that it may), and unregisters it.
+    static func moveIntoPlace(_ staged: URL, target: URL) throws {
         let path = target.path
-        if rename(url.path, path) != 0 {
+        if rename(staged.path, path) != 0 {
             guard errno == ENOTEMPTY || errno == EEXIST else {
                 throw ClipKitError.outputFailed(path: path, reason: String(cString: strerror(errno)))
             }
             // rename(2) replaces only empty directories: move the old one aside first.
-            let old = try Self.makeTemporary(in: target.deletingLastPathComponent(), name: target.lastPathComponent + ".old", target: path)
+            let old = try makeTemporary(in: target.deletingLastPathComponent(), name: target.lastPathComponent + ".old", target: path)
             guard rename(path, old.path) == 0 else {
                 let reason = String(cString: strerror(errno))
                 try? FileManager.default.removeItem(at: old)
                 throw ClipKitError.outputFailed(path: path, reason: reason)
             }
-            guard rename(url.path, path) == 0 else {
+            guard rename(staged.path, path) == 0 else {
                 let reason = String(cString: strerror(errno))
                 _ = rename(old.path, path)
                 throw ClipKitError.outputFailed(path: path, reason: reason)
@@ -127,11 +134,10 @@ final class StagingDirectory {
             try? FileManager.default.removeItem(at: old)
             TempFileRegistry.shared.removeDirectory(old.path)
         }
-        committed = true
-        TempFileRegistry.shared.removeDirectory(url.path)
+        TempFileRegistry.shared.removeDirectory(staged.path)
     }
 
-    private static func makeTemporary(in parent: URL, name: String, target: String) throws -> URL {
+    static func makeTemporary(in parent: URL, name: String, target: String) throws -> URL {
         // Registered so that SIGINT/SIGTERM removes it with everything written so far.
         guard let made = TempFileRegistry.shared.makeDirectory(template: parent.path + "/" + AtomicFile.temporaryName(for: name)) else {
             throw ClipKitError.outputFailed(path: target, reason: String(cString: strerror(errno)))

@@ -23,7 +23,7 @@ final class ReportStaging {
         } catch {
             throw ClipKitError.outputFailed(path: parent.path, reason: "cannot create directory")
         }
-        url = try Self.makeTemporary(in: parent, name: target.lastPathComponent, target: path)
+        url = try StagingDirectory.makeTemporary(in: parent, name: target.lastPathComponent, target: path)
         chmod(url.path, 0o777 & ~StagingDirectory.umask)
     }
 
@@ -71,32 +71,7 @@ final class ReportStaging {
     }
 
     func commit() throws {
-        let path = target.path
-        if rename(url.path, path) != 0 {
-            guard errno == ENOTEMPTY || errno == EEXIST else { throw ClipKitError.outputFailed(path: path, reason: String(cString: strerror(errno))) }
-            // rename(2) replaces only empty directories: move the old report aside first.
-            let old = try Self.makeTemporary(in: target.deletingLastPathComponent(), name: target.lastPathComponent + ".old", target: path)
-            guard rename(path, old.path) == 0 else {
-                let reason = String(cString: strerror(errno))
-                try? FileManager.default.removeItem(at: old)
-                throw ClipKitError.outputFailed(path: path, reason: reason)
-            }
-            guard rename(url.path, path) == 0 else {
-                let reason = String(cString: strerror(errno))
-                _ = rename(old.path, path)
-                throw ClipKitError.outputFailed(path: path, reason: reason)
-            }
-            try? FileManager.default.removeItem(at: old)
-            TempFileRegistry.shared.removeDirectory(old.path)
-        }
+        try StagingDirectory.moveIntoPlace(url, target: target)
         committed = true
-        TempFileRegistry.shared.removeDirectory(url.path)
-    }
-
-    private static func makeTemporary(in parent: URL, name: String, target: String) throws -> URL {
-        guard let made = TempFileRegistry.shared.makeDirectory(template: parent.path + "/" + AtomicFile.temporaryName(for: name)) else {
-            throw ClipKitError.outputFailed(path: target, reason: String(cString: strerror(errno)))
-        }
-        return URL(fileURLWithPath: made, isDirectory: true)
     }
 }
