@@ -60,17 +60,7 @@ TONEMAP="zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=hable,z
     "${BITEXACT[@]}" "$out/hdr10_nometa.mp4"
 "${FF[@]}" -i "$out/hdr10_nometa.mp4" -vf "$TONEMAP" -frames:v 1 "${BITEXACT[@]}" "$out/hdr10_nometa.reference.png"
 # Without colour chunks (gAMA, cHRM): libpng's reader would convert the pixels by them.
-python3 - "$out/hdr10_nometa.reference.png" <<'PY'
-import struct, sys
-data = open(sys.argv[1], "rb").read()
-out, i = data[:8], 8
-while i < len(data):
-    n = struct.unpack(">I", data[i:i + 4])[0]
-    if data[i + 4:i + 8] not in (b"gAMA", b"cHRM", b"sRGB", b"iCCP", b"cICP"):
-        out += data[i:i + 12 + n]
-    i += 12 + n
-open(sys.argv[1], "wb").write(out)
-PY
+python3 "$here/strip_png_colour.py" "$out/hdr10_nometa.reference.png"
 say hdr10_nometa.mp4 "HEVC 10-bit PQ without light-level metadata, 160x90"
 
 # vfr_tick.mkv / vfr_nodur.mkv: 5 s at 30, 10 and 24 fps (a 120 fps source thinned), 64x48.

@@ -187,17 +187,7 @@ for kind in pq hlg; do
         "${BITEXACT[@]}" "$out/$name.mp4"
     "${FF[@]}" -i "$out/$name.mp4" -vf "$TONEMAP" -frames:v 1 "${BITEXACT[@]}" "$out/$name.reference.png"
     # Without colour chunks (gAMA, cHRM): libpng's reader would convert the pixels by them.
-    python3 - "$out/$name.reference.png" <<'PY'
-import struct, sys
-data = open(sys.argv[1], "rb").read()
-out, i = data[:8], 8
-while i < len(data):
-    n = struct.unpack(">I", data[i:i + 4])[0]
-    if data[i + 4:i + 8] not in (b"gAMA", b"cHRM", b"sRGB", b"iCCP", b"cICP"):
-        out += data[i:i + 12 + n]
-    i += 12 + n
-open(sys.argv[1], "wb").write(out)
-PY
+    python3 "$here/strip_png_colour.py" "$out/$name.reference.png"
     say $name.mp4 "HEVC 10-bit BT.2020 $trc, 160x90"
 done
 

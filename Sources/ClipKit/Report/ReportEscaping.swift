@@ -7,26 +7,18 @@ public enum ReportEscaping {
     /// Safe in HTML text and in a double- or single-quoted attribute; control characters become
     /// numeric references so a newline in a name cannot break a line of the table.
     public static func html(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            case "`": out += "&#96;"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F { out += "&#\(scalar.value == 0 ? 0xFFFD : scalar.value);" } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out
+        escapingHTML(text, inAttribute: true)
     }
 
     /// Safe as element content (not in an attribute): only `&`, `<` and `>` need escaping there,
     /// which keeps JSON text short; control characters other than newline become references.
     public static func text(_ text: String) -> String {
+        escapingHTML(text, inAttribute: false)
+    }
+
+    /// `&`, `<`, `>` and control characters as references; in attributes also quotes and
+    /// backticks (and newlines), in element content newlines stay.
+    private static func escapingHTML(_ text: String, inAttribute: Bool) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
@@ -34,8 +26,12 @@ public enum ReportEscaping {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
+            case "\"" where inAttribute: out += "&quot;"
+            case "'" where inAttribute: out += "&#39;"
+            case "`" where inAttribute: out += "&#96;"
             default:
-                if (scalar.value < 0x20 && scalar != "\n") || scalar.value == 0x7F { out += "&#\(scalar.value == 0 ? 0xFFFD : scalar.value);" } else { out.unicodeScalars.append(scalar) }
+                let control = (scalar.value < 0x20 && (inAttribute || scalar != "\n")) || scalar.value == 0x7F
+                if control { out += "&#\(scalar.value == 0 ? 0xFFFD : scalar.value);" } else { out.unicodeScalars.append(scalar) }
             }
         }
         return out
