@@ -34,14 +34,19 @@ build: deps
 	$(SWIFT) build -c release --product clipkit --static-swift-stdlib
 
 # Warnings are errors: a new warning fails CI. The tests check clipkit's outputs with an
-# independent reader, the ffmpeg and ffprobe commands (installed here when missing).
+# independent reader, the ffmpeg and ffprobe commands, and measure children with GNU time (both
+# installed here when missing).
 test: deps
-	@command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" != 0 ]; then echo "test: needs the ffmpeg command; run as root: apt-get install -y ffmpeg"; exit 1; fi; \
-	  echo "test: installing ffmpeg (the tests' independent reader)"; \
-	  export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends ffmpeg; }
+	@command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1 && [ -x /usr/bin/time ] || { \
+	  if [ "$$(id -u)" != 0 ]; then echo "test: needs ffmpeg and GNU time; run as root: apt-get install -y ffmpeg time"; exit 1; fi; \
+	  echo "test: installing ffmpeg (the tests' independent reader) and GNU time (children's peak memory)"; \
+	  export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends ffmpeg time; }
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
-	$(SWIFT) test --skip-build
+	@# The failures again at the end of the log, where a CI page that shows only the tail sees them.
+	@set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test.log || { status=$$?; \
+	  echo "== make test: failures (from .build/test.log) =="; \
+	  grep -a -A4 -E "✘|recorded an issue|error:|Fatal error|Crash" .build/test.log | grep -a -v -E "^◇|passed after" | head -120; \
+	  exit $$status; }
 	@$(MAKE) --no-print-directory browser-deps
 	python3 Tests/Browser/report_browser_test.py "$$($(SWIFT) build --show-bin-path)/clipkit"
 
