@@ -109,7 +109,8 @@ sanitize: deps
 	if [ $$status = 0 ]; then echo "sanitize: all stages passed"; else echo "sanitize: a stage failed (see above)"; fi; \
 	exit $$status
 
-# libFuzzer over the GIF decoder, the manifest/PNG readers and the video demux/decode path, seeded
+# libFuzzer over the GIF decoder, the manifest/PNG readers, the video demux/decode path, the LZW
+# encoder and the standard-input path (a pipe spooled, then thumbnailed as `thumb -` does), seeded
 # from the fixtures (the manifest corpus with real frames.json files from Fixtures/fuzz/manifests,
 # the video corpus with the clips of Fixtures/video and Fixtures/bad up to 20 KB).
 # FUZZ_TIME seconds each (default 600). Crashes land in Fuzz/artifacts/; keep each one as a
@@ -120,11 +121,14 @@ fuzz: deps
 	CLIPKIT_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product ManifestFuzz
 	CLIPKIT_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product VideoDecodeFuzz
 	CLIPKIT_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product LZWEncodeFuzz
-	mkdir -p Fuzz/corpus/gif Fuzz/corpus/manifest Fuzz/corpus/video Fuzz/corpus/lzw Fuzz/artifacts
+	CLIPKIT_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product StdinFuzz
+	mkdir -p Fuzz/corpus/gif Fuzz/corpus/manifest Fuzz/corpus/video Fuzz/corpus/lzw Fuzz/corpus/stdin Fuzz/artifacts
 	cp -n Fixtures/gif/*.gif Fixtures/gif-test-suite/gifs/*.gif Fixtures/fuzz/*.gif Fuzz/corpus/gif/ 2>/dev/null || true
 	cp -n Fixtures/gif/expected/*.png Fixtures/video/still.png Fixtures/fuzz/manifests/*.json Fuzz/corpus/manifest/ 2>/dev/null || true
 	find Fixtures/video Fixtures/bad -maxdepth 1 -type f -size -20k ! -name '*.md' -exec cp -n {} Fuzz/corpus/video/ \;
+	for f in Fuzz/corpus/video/* Fixtures/gif/*.gif; do [ -e "Fuzz/corpus/stdin/$${f##*/}" ] || { printf '\x07'; cat "$$f"; } > "Fuzz/corpus/stdin/$${f##*/}"; done
 	.build-fuzz/debug/GIFDecoderFuzz Fuzz/corpus/gif -max_total_time=$(FUZZ_TIME) -max_len=8192 -artifact_prefix=Fuzz/artifacts/gif- -print_final_stats=1
 	.build-fuzz/debug/ManifestFuzz Fuzz/corpus/manifest -max_total_time=$(FUZZ_TIME) -max_len=8192 -artifact_prefix=Fuzz/artifacts/manifest- -print_final_stats=1
 	.build-fuzz/debug/VideoDecodeFuzz Fuzz/corpus/video -max_total_time=$(FUZZ_TIME) -max_len=20480 -timeout=20 -artifact_prefix=Fuzz/artifacts/video- -print_final_stats=1
 	.build-fuzz/debug/LZWEncodeFuzz Fuzz/corpus/lzw -max_total_time=$(FUZZ_TIME) -max_len=4096 -artifact_prefix=Fuzz/artifacts/lzw- -print_final_stats=1
+	.build-fuzz/debug/StdinFuzz Fuzz/corpus/stdin -max_total_time=$(FUZZ_TIME) -max_len=20480 -timeout=20 -artifact_prefix=Fuzz/artifacts/stdin- -print_final_stats=1

@@ -65,11 +65,15 @@ if fuzzing {
         .executableTarget(name: "LZWEncodeFuzz", dependencies: ["ClipKit", "FuzzDriver"], path: "Fuzz/LZWEncodeFuzz",
                           swiftSettings: [.unsafeFlags(["-parse-as-library", "-sanitize=fuzzer,address"])],
                           linkerSettings: [.unsafeFlags(["-sanitize=address", "-Xlinker", fuzzer, "-lstdc++"])]),
+        .executableTarget(name: "StdinFuzz", dependencies: ["ClipKit", "FuzzDriver"], path: "Fuzz/StdinFuzz",
+                          swiftSettings: [.unsafeFlags(["-parse-as-library", "-sanitize=fuzzer,address"])],
+                          linkerSettings: [.unsafeFlags(["-sanitize=address", "-Xlinker", fuzzer, "-lstdc++"])]),
     ]
     package.products += [
         .executable(name: "GIFDecoderFuzz", targets: ["GIFDecoderFuzz"]),
         .executable(name: "ManifestFuzz", targets: ["ManifestFuzz"]),
         .executable(name: "VideoDecodeFuzz", targets: ["VideoDecodeFuzz"]),
         .executable(name: "LZWEncodeFuzz", targets: ["LZWEncodeFuzz"]),
+        .executable(name: "StdinFuzz", targets: ["StdinFuzz"]),
     ]
 }

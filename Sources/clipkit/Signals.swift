@@ -21,6 +21,7 @@ enum Signals {
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {
                 removeUnfinishedOutputs()
+                StandardStreams.removeDirectoryOnSignal()
                 _exit(128 + number)
             }
             source.resume()

@@ -1,9 +1,10 @@
 // `-` as an input (standard input) and `-o -` (the output to standard output), for pipes.
 import Foundation
+import ClipKit
 
 /// Rewrites the command line before parsing: an input `-` becomes a private copy of standard
-/// input (read within --timeout and `maxInputBytes`, so every later read is of a regular file
-/// and seeks work), `-o -` a private output directory. After the run the single file written
+/// input (`StreamSpool`: read within --timeout and `maxInputBytes`, so every later read is of a
+/// regular file and seeks work), `-o -` a private output directory. After the run the single file written
 /// there is copied to the real standard output, so a failure writes nothing to it; meanwhile
 /// everything the command prints on stdout (--json lines) goes to stderr.
 final class StandardStreams {
@@ -64,7 +65,12 @@ final class StandardStreams {
             self.arguments[outputIndex] = outputDirectory!
         }
         if let inputIndex {
-            self.arguments[inputIndex] = try Self.copyStandardInput(into: directory, timeout: timeout)
+            do {
+                self.arguments[inputIndex] = try StreamSpool.copy(from: STDIN_FILENO, into: directory, timeout: timeout,
+                                                                  maxBytes: Self.maxInputBytes)
+            } catch {
+                throw Failure("clipkit: -: \(error.reason)", status: 1)
+            }
         }
         if outputDirectory != nil {
             savedStdout = dup(STDOUT_FILENO)
@@ -120,47 +126,16 @@ final class StandardStreams {
         directory = nil
     }
 
-    private static func say(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+    /// On SIGINT/SIGTERM/SIGHUP (from the signal queue): the private directory, which mkdtemp made
+    /// for this process alone, goes with the unfinished outputs.
+    static func removeDirectoryOnSignal() {
+        guard let directory = getenv(directoryVariable).map({ String(cString: $0) }),
+              directory.contains("/clipkit-pipe-") else { return }
+        try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// Copies standard input to `directory`/stdin.EXT (EXT from its first bytes, as names
-    /// decide how images and manifests are read); waits for data at most `timeout` seconds in all.
-    private static func copyStandardInput(into directory: String, timeout: Double?) throws(Failure) -> String {
-        let end = timeout.map { Date().addingTimeInterval($0) }
-        var data = [UInt8]()
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            var poller = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-            let wait = end.map { Int32(max(0, min(1_000_000, $0.timeIntervalSinceNow * 1000)).rounded(.up)) } ?? -1
-            let ready = poll(&poller, 1, wait)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw Failure("clipkit: -: cannot read standard input: \(String(cString: strerror(errno)))", status: 1)
-            }
-            if ready == 0 {
-                throw Failure("clipkit: -: standard input: gave up after --timeout \(timeout ?? 0) s", status: 1)
-            }
-            let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                throw Failure("clipkit: -: cannot read standard input: \(String(cString: strerror(errno)))", status: 1)
-            }
-            if count == 0 { break }
-            data += chunk[..<count]
-            if data.count > maxInputBytes {
-                throw Failure("clipkit: -: standard input is larger than \(maxInputBytes) bytes", status: 1)
-            }
-        }
-        guard !data.isEmpty else { throw Failure("clipkit: -: standard input is empty", status: 1) }
-        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47]
-        let ext = data.starts(with: Array("GIF8".utf8)) ? ".gif" : data.starts(with: png) ? ".png"
-            : data.first == UInt8(ascii: "{") ? ".json" : ".video"
-        let path = directory + "/stdin" + ext
-        guard FileManager.default.createFile(atPath: path, contents: Data(data)) else {
-            throw Failure("clipkit: -: cannot copy standard input to \(directory)", status: 1)
-        }
-        return path
+    private static func say(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
     struct Failure: Error {

@@ -147,7 +147,53 @@ extension Hostile {
             let started = Date()
             let run = try Self.piped(["thumb", "-", "-o", "-", "--timeout", "0.5"], input: nil, in: dir)
             #expect(run.status == 1 && run.stdout.isEmpty && run.stderr.contains("--timeout"), "\(run.stderr)")
-            #expect(Date().timeIntervalSince(started) < 5)
+            #expect(Date().timeIntervalSince(started) < 5 * Hostile.Inputs.loadStretch)
+        }
+
+        /// A long standard input is copied to disk chunk by chunk: memory stays flat (it held the
+        /// whole stream, twice, before), and the copy goes when clipkit is done.
+        @Test func longStandardInputKeepsMemoryFlat() throws {
+            let dir = Fixture.scratchDirectory()
+            let tmp = dir.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            let rss = dir.appendingPathComponent("rss").path
+            // 96 MiB of zeros: not media, refused after the probe; the copy is what is measured.
+            let script = "head -c 100663296 /dev/zero | TMPDIR=\"$2\" /usr/bin/time -f %M -o \"$3\" \"$1\" thumb - -o out.png"
+            let run = try Spawn.run("/bin/sh", ["-c", script, "sh", CLI.binary.path, tmp.path, rss], in: dir, killAfter: 60)
+            #expect(run.exitStatus == 1 && run.stderr.hasPrefix("clipkit: -: "), "\(run)")
+            let kilobytes = try #require(Int(String(decoding: try Data(contentsOf: URL(fileURLWithPath: rss)), as: UTF8.self)
+                .split(separator: "\n").last ?? ""))
+            #expect(kilobytes < 80 << 10, "peak RSS \(kilobytes >> 10) MiB reading 96 MiB of standard input")
+            #expect(Tree.walk(tmp).isEmpty, "left in TMPDIR: \(Tree.walk(tmp))")
+        }
+
+        /// SIGINT while standard input is being read: exit 130, and the private copy is gone.
+        @Test func interruptedStandardInputLeavesNothing() throws {
+            let dir = Fixture.scratchDirectory()
+            let tmp = dir.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            let process = Process()
+            process.executableURL = CLI.binary
+            process.arguments = ["thumb", "-", "-o", "-"]
+            process.currentDirectoryURL = dir
+            process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": tmp.path]) { $1 }
+            let stdin = Pipe()
+            process.standardInput = stdin
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            try stdin.fileHandleForWriting.write(contentsOf: Data(repeating: 1, count: 100_000))
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline, process.isRunning,
+                  !Tree.walk(tmp).contains(where: { $0.hasPrefix("clipkit-pipe-") && $0.hasSuffix("stdin.part") }) {
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            #expect(process.isRunning, "clipkit ended before it was interrupted")
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            try? stdin.fileHandleForWriting.close()
+            #expect(process.terminationStatus == 128 + SIGINT)
+            #expect(Tree.walk(tmp).isEmpty, "left in TMPDIR: \(Tree.walk(tmp))")
         }
     }
 }
