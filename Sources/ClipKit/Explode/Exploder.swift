@@ -63,7 +63,8 @@ public struct Exploder: Sendable {
         defer { withExtendedLifetime(staging) { pipeline.stop() } }
         // The caller holds the canvas and its saved copy.
         let layout = FrameWriterStage.layout(pictureBytes: canvasBytes, callerPictures: 2, limits: limits)
-        var writer = FrameWriterStage(pipeline: pipeline, layout: layout, directory: staging.url, filter: .none, budget: budget)
+        var writer = FrameWriterStage(pipeline: pipeline, layout: layout, directory: staging.url, filter: .none, budget: budget,
+                                      deadline: limits.deadline, source: input.path)
         let digits = Self.digits(frameCount: frameCount)
         var entries: [FramesManifest.Frame] = []
         while let frame = try animation.next() {
@@ -111,7 +112,8 @@ public struct Exploder: Sendable {
         let staging = try StagingDirectory(for: directory, force: options.force, inputs: [input])
         let pipeline = Pipeline()
         defer { withExtendedLifetime(staging) { pipeline.stop() } }
-        var writer = FrameWriterStage(pipeline: pipeline, layout: layout, directory: staging.url, filter: .sub, budget: budget)
+        var writer = FrameWriterStage(pipeline: pipeline, layout: layout, directory: staging.url, filter: .sub, budget: budget,
+                                      deadline: limits.deadline, source: input.path)
         // The count is known only at the end; name by the estimate and rename if it was short.
         var digits = Self.digits(frameCount: sequence.expectedCount ?? 1)
         let lastWanted = options.frames?.last

@@ -54,14 +54,21 @@ struct FrameWriterStage {
     private let directory: URL
     private let filter: PNGWriter.Filter
     private let budget: ByteBudget
+    /// Checked inside each frame's write too: one frame of a huge canvas takes seconds.
+    private let deadline: Deadline
+    /// The input, named when the deadline passes.
+    private let source: String
     private var handedOver = 0
 
     /// Writes on the writers of `layout`, started in `pipeline` as threads `LABEL.png1`,
     /// `LABEL.png2`...; on the caller's thread when `layout` is nil. Tests give a `label` of their own.
-    init(pipeline: Pipeline, layout: Layout?, directory: URL, filter: PNGWriter.Filter, budget: ByteBudget, label: String = "ck") {
+    init(pipeline: Pipeline, layout: Layout?, directory: URL, filter: PNGWriter.Filter, budget: ByteBudget,
+         deadline: Deadline = .none, source: String = "", label: String = "ck") {
         self.directory = directory
         self.filter = filter
         self.budget = budget
+        self.deadline = deadline
+        self.source = source
         let failure = LockedBox<(index: Int, error: any Error)?>(nil)
         self.failure = failure
         guard let layout else {
@@ -83,7 +90,7 @@ struct FrameWriterStage {
                     if let failed = failure.withLock({ $0?.index }), failed < frame.index { break }
                     do {
                         try PNGWriter.write(frame.image, to: directory.appendingPathComponent(frame.name), channels: .rgba,
-                                            filter: filter, budget: budget)
+                                            filter: filter, budget: budget, deadline: deadline, source: source)
                     } catch {
                         failure.withLock { first in
                             if first.map({ frame.index < $0.index }) ?? true { first = (frame.index, error) }
@@ -101,7 +108,8 @@ struct FrameWriterStage {
     /// writer's error.
     mutating func write(_ image: RGBAImage, name: String) throws {
         guard !queues.isEmpty else {
-            return try PNGWriter.write(image, to: directory.appendingPathComponent(name), channels: .rgba, filter: filter, budget: budget)
+            return try PNGWriter.write(image, to: directory.appendingPathComponent(name), channels: .rgba, filter: filter, budget: budget,
+                                       deadline: deadline, source: source)
         }
         let index = handedOver
         handedOver += 1

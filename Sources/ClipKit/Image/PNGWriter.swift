@@ -22,6 +22,8 @@ public enum PNGWriter {
     static let compressionLevel: Int32 = 2
     /// Compressed bytes per IDAT chunk (libpng writes 8 KiB ones; larger means fewer headers).
     static let chunkSize = 64 << 10
+    /// How often a long write looks at the clock.
+    static let rowsPerDeadlineCheck = 64
 
     /// PNG bytes for `image`, 8-bit, RGB (alpha dropped) or RGBA.
     public static func encode(_ image: RGBAImage, channels: Channels = .rgba, filter: Filter = .sub) throws -> [UInt8] {
@@ -40,17 +42,21 @@ public enum PNGWriter {
         try write(image, to: url, channels: channels, filter: filter, budget: nil)
     }
 
-    /// `budget` bounds the bytes written (`--max-output`): nothing is written past it.
+    /// `budget` bounds the bytes written (`--max-output`): nothing is written past it. `deadline`
+    /// is checked every `rowsPerDeadlineCheck` rows (a 10,000-pixel-wide frame takes seconds),
+    /// failing in the name of `source`.
     static func write(_ image: RGBAImage, to url: URL, channels: Channels, filter: Filter, budget: ByteBudget?,
-                      fingerprint: Fingerprint? = nil) throws {
+                      fingerprint: Fingerprint? = nil, deadline: Deadline = .none, source: String = "") throws {
         let file = try AtomicFile(destination: url, budget: budget)
-        try stream(image, channels: channels, filter: filter, fingerprint: fingerprint) { try file.write($0) }
+        try stream(image, channels: channels, filter: filter, fingerprint: fingerprint, deadline: deadline, source: source) {
+            try file.write($0)
+        }
         try file.commit()
     }
 
     /// Produces the PNG in pieces (signature, chunks) and hands each to `emit`.
     static func stream(_ image: RGBAImage, channels: Channels, filter: Filter, fingerprint: Fingerprint? = nil,
-                       emit: ([UInt8]) throws -> Void) throws {
+                       deadline: Deadline = .none, source: String = "", emit: ([UInt8]) throws -> Void) throws {
         guard image.width > 0, image.height > 0 else {
             throw ClipKitError.internalFailure(path: "png", reason: "cannot write an empty image")
         }
@@ -67,6 +73,7 @@ public enum PNGWriter {
         var row = [UInt8](repeating: 0, count: rowBytes + 1)
         let predict = filter == .sub
         for y in 0..<image.height {
+            if y % Self.rowsPerDeadlineCheck == 0 { try deadline.check(source) }
             // The row's filter type, then its bytes, predicted by that filter.
             image.pixels.withUnsafeBufferPointer { src in
                 row.withUnsafeMutableBufferPointer { dst in
