@@ -50,7 +50,7 @@ import TestSupport
         // Anchors point at sections that exist.
         for link in links where link.hasPrefix("#clip-") { #expect(html.contains("id=\"\(link.dropFirst())\"")) }
         #expect(!html.contains("style=") && !html.contains("<style"))
-        #expect(html.contains("<script type=\"application/json\" id=\"cues-clip-2\">"))
+        #expect(html.contains("<div class=\"scrubber\">") && html.contains("</div>\n<script type=\"application/json\" class=\"cues\">"))
         #expect(html.contains("class=\"scrubber\"") && html.contains("class=\"filmstrip\""))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report.appendingPathComponent("report.json"))) as? [String: Any])
         #expect(json["format"] as? String == "clipkit-report/1")

@@ -41,16 +41,16 @@ enum ReportStyle {
     .card .meta { margin: 0; color: var(--muted); font-size: .8rem; }
     .noposter { display: flex; height: 100%; align-items: center; justify-content: center; color: var(--muted); }
     section.clip { border-top: 1px solid var(--line); padding-top: .5rem; margin-top: 1rem; }
-    section.clip .anchor { text-decoration: none; color: var(--muted); }
+    section.clip > h2 > a { text-decoration: none; color: var(--muted); }
     .media { display: flex; flex-wrap: wrap; gap: .75rem; }
     .media figure, .worst figure, .compare figure { margin: 0; }
     .media img, .media video, .worst img, .compare img { max-width: min(100%, 480px); height: auto; display: block; background: #0002; }
     figcaption { color: var(--muted); font-size: .8rem; }
     tr.over td, .over { color: var(--bad); }
     .scrubber { display: inline-block; max-width: 100%; }
-    .scrubber img.sheet { max-width: 100%; height: auto; display: block; margin-bottom: .25rem; }
+    .scrubber img { max-width: 100%; height: auto; display: block; margin-bottom: .25rem; }
     .scrubber.live { cursor: ew-resize; padding-bottom: .25rem; }
-    .scrubber.live img.sheet { display: none; }
+    .scrubber.live img { display: none; }
     .scrubber .tile { background-repeat: no-repeat; background-color: #0003; }
     .scrubber .bar { height: 6px; background: var(--line); margin-top: 4px; }
     .scrubber .knob { height: 100%; background: var(--accent); width: 0; }
