@@ -101,14 +101,26 @@ struct ClipSection {
         return "<details class=\"picks\"><summary>Picked posters and their scores</summary><pre>\(picked.map(e).joined(separator: "\n"))</pre></details>\n"
     }
 
-    /// The exploded frames with their delays (the first 60).
+    /// The exploded frames with their delays (the first 60), else the GIF's (`GIFFilmstrip`).
     private func filmstrip() -> String {
-        guard let frames = clip.frames, let base = clip.framesHref else { return "" }
+        guard let frames = clip.frames, let base = clip.framesHref else { return clip.gifFrames.map(gifFilmstrip) ?? "" }
         var out = "<details class=\"filmstrip\"><summary>Frames (\(frames.frames.count))</summary><ol>\n"
         for frame in frames.frames.prefix(60) {
             out += "<li><img src=\"\(base)/\(ReportEscaping.urlPath(frame.file))\" loading=\"lazy\" alt=\"\(e(frame.file))\"><span>\(frame.delayMs) ms</span></li>\n"
         }
         return out + "</ol></details>\n"
+    }
+
+    /// The sheet of the frames shown with each one's number and delay under it (end tags left
+    /// out where HTML allows: this is on every clip), and every delay in runs below.
+    private func gifFilmstrip(_ strip: GIFFilmstrip) -> String {
+        var out = "<details class=\"filmstrip\"><summary>GIF frames (\(strip.delaysMs.count))</summary>\n"
+        if let sheet = strip.sheetHref {
+            out += "<figure class=\"strip\"><img src=\"\(sheet)\" loading=\"lazy\" alt=\"frames \(strip.shown.map { "\($0 + 1)" }.joined(separator: ", "))\"><ol>"
+            for index in strip.shown { out += "<li>#\(index + 1) \(strip.delaysMs[index]) ms" }
+            out += "</ol></figure>\n"
+        }
+        return out + "<p>Delays: \(strip.delaySummary)</p></details>\n"
     }
 
     private func info() -> String {

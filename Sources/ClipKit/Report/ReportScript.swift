@@ -1,4 +1,4 @@
-// report.js: what JavaScript adds to the static page (hover previews, pause all, storyboard scrubber, filters in the URL hash, keys, compare views).
+// report.js: what JavaScript adds to the static page (hover previews, pause all, storyboard scrubber, filters in the URL hash, keys, compare views with synced videos).
 enum ReportScript {
     static let fileName = "report.js"
 
@@ -196,8 +196,45 @@ enum ReportScript {
         });
         slider.addEventListener('input', function () { after.style.clipPath = 'inset(0 0 0 ' + slider.value + '%)'; });
         controls.appendChild(slider);
+        syncVideos(box, controls);
         box.parentNode.insertBefore(controls, box);
       });
+
+      // The two MP4s of a compare view as one player: this run's leads, the baseline follows its
+      // play, pause and seeks, and is pulled back when it drifts; one button and one position.
+      function syncVideos(box, controls) {
+        var videos = all('video', box);
+        if (videos.length !== 2) { return; }
+        var follow = videos[0], lead = videos[1];
+        videos.forEach(function (video) { video.controls = false; video.loop = false; });
+        var play = doc.createElement('button');
+        play.type = 'button';
+        play.className = 'play';
+        play.textContent = 'Play both';
+        var seek = doc.createElement('input');
+        seek.type = 'range'; seek.min = '0'; seek.max = '1000'; seek.value = '0';
+        seek.className = 'seek';
+        seek.setAttribute('aria-label', 'position of both videos');
+        function duration() { return Math.max(lead.duration || 0, follow.duration || 0); }
+        function align() { if (Math.abs(follow.currentTime - lead.currentTime) > 0.05) { follow.currentTime = lead.currentTime; } }
+        play.addEventListener('click', function () {
+          if (lead.paused) { if (lead.ended) { lead.currentTime = 0; } lead.play(); } else { lead.pause(); }
+        });
+        lead.addEventListener('play', function () { align(); follow.play(); play.textContent = 'Pause both'; });
+        lead.addEventListener('pause', function () { follow.pause(); align(); play.textContent = 'Play both'; });
+        lead.addEventListener('seeked', align);
+        lead.addEventListener('timeupdate', function () {
+          if (!lead.paused) { align(); }
+          if (duration()) { seek.value = String(Math.round(1000 * lead.currentTime / duration())); }
+        });
+        seek.addEventListener('input', function () {
+          var time = duration() * seek.value / 1000;
+          lead.currentTime = time;
+          follow.currentTime = time;
+        });
+        controls.appendChild(play);
+        controls.appendChild(seek);
+      }
 
       // Keys: / filter, j and k next and previous clip (sections made focusable here), ? help.
       var help = doc.getElementById('help');
