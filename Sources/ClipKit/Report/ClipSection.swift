@@ -45,24 +45,25 @@ struct ClipSection {
 
     /// One row per output with its JSON line beside it (a line naming several outputs spans
     /// their rows; a failed line has a row of its own): settings, timings and measures are read
-    /// there, once. The `info` line is the info table below.
+    /// there, once. The `info` line is the info table below. `</td>`, `</th>` and `</tr>` are
+    /// left out, as HTML allows: this table is on every clip, and the page is meant to stay small.
     private func outputsTable() -> String {
         let lines = clip.lines.filter { !$0.isInfo }
         guard !lines.isEmpty else { return "" }
         let measuredKeys = ["ssim", "ssimulacra2"]
         let hasBudget = clip.outputs.contains { $0.budget != nil }
         let hasMeasured = lines.contains { line in measuredKeys.contains { line.text($0) != nil } }
-        var out = "<table class=\"outputs\"><tr><th>Kind</th><th>File</th><th>Bytes</th>"
-        out += (hasBudget ? "<th>Budget</th>" : "") + (hasMeasured ? "<th>Measured</th>" : "") + "<th>JSON line</th></tr>\n"
+        var out = "<table class=\"outputs\"><tr><th>Kind<th>File<th>Bytes"
+        out += (hasBudget ? "<th>Budget" : "") + (hasMeasured ? "<th>Measured" : "") + "<th>JSON line\n"
         var outputs = clip.outputs[...]
         for line in lines {
             let rows = outputs.prefix { $0.line == line }
             outputs = outputs.dropFirst(rows.count)
             let span = rows.count > 1 ? " rowspan=\"\(rows.count)\"" : ""
-            let lineCells = (hasMeasured ? "<td\(span)>\(measuredKeys.compactMap { key in line.text(key).map { "\(key) \(e($0))" } }.joined(separator: ", "))</td>" : "")
-                + "<td\(span)><code>\(ReportEscaping.text(line.shown))</code></td>"
+            let lineCells = (hasMeasured ? "<td\(span)>\(measuredKeys.compactMap { key in line.text(key).map { "\(key) \(e($0))" } }.joined(separator: ", "))" : "")
+                + "<td\(span)><code>\(ReportEscaping.text(line.shown))</code>"
             if rows.isEmpty {
-                out += "<tr><td>\(e(line.status))</td><td></td><td></td>\(hasBudget ? "<td></td>" : "")\(lineCells)</tr>\n"
+                out += "<tr><td>\(e(line.status))<td><td>\(hasBudget ? "<td>" : "")\(lineCells)\n"
             }
             for (index, output) in rows.enumerated() {
                 let name = e(ReportPage.baseName(output.path))
@@ -71,11 +72,11 @@ struct ClipSection {
                 if let before = clip.change?.baselineBytes[output.kind.rawValue], let now = output.bytes {
                     bytes += " (\(now - before >= 0 ? "+" : "")\(now - before))"
                 }
-                out += "<tr\(output.isOverBudget ? " class=\"over\"" : "")><td>\(output.kind.rawValue)</td><td>\(link)</td><td>\(bytes)</td>"
+                out += "<tr\(output.isOverBudget ? " class=\"over\"" : "")><td>\(output.kind.rawValue)<td>\(link)<td>\(bytes)"
                 if hasBudget {
-                    out += "<td>\(output.budget.map { "\($0)\(output.isOverBudget ? " <strong class=\"over\">over</strong>" : "")" } ?? "")</td>"
+                    out += "<td>\(output.budget.map { "\($0)\(output.isOverBudget ? " <strong class=\"over\">over</strong>" : "")" } ?? "")"
                 }
-                out += (index == 0 ? lineCells : "") + "</tr>\n"
+                out += (index == 0 ? lineCells : "") + "\n"
             }
         }
         return out + "</table>\n"
@@ -117,7 +118,9 @@ struct ClipSection {
         var out = "<details class=\"filmstrip\"><summary>GIF frames (\(strip.delaysMs.count))</summary>\n"
         if let sheet = strip.sheetHref {
             out += "<figure class=\"strip\"><img src=\"\(sheet)\" loading=\"lazy\" alt=\"frames \(strip.shown.map { "\($0 + 1)" }.joined(separator: ", "))\"><ol>"
-            for index in strip.shown { out += "<li>#\(index + 1) \(strip.delaysMs[index]) ms" }
+            // Each frame's delay under it only when they differ (the line below has them all).
+            let same = Set(strip.shown.map { strip.delaysMs[$0] }).count == 1
+            for index in strip.shown { out += "<li>#\(index + 1)" + (same ? "" : " \(strip.delaysMs[index]) ms") }
             out += "</ol></figure>\n"
         }
         return out + "<p>Delays: \(strip.delaySummary)</p></details>\n"

@@ -77,7 +77,7 @@ enum ReportStyle {
     .help { position: fixed; right: 1rem; bottom: 1rem; background: var(--card); border: 1px solid var(--line); padding: .5rem 1rem; z-index: 3; }
     .help dt { font-weight: bold; float: left; width: 4rem; }
     footer { margin-top: 2rem; color: var(--muted); font-size: .8rem; }
-    @media (max-width: 600px) { body { padding: .5rem; } .cards { grid-template-columns: repeat(2, 1fr); } }
+    @media (max-width: 600px) { body { padding: .5rem; } .cards { grid-template-columns: repeat(2, 1fr); } .filters { position: static; } }
     @media (prefers-reduced-motion: reduce) { * { scroll-behavior: auto !important; transition: none !important; } }
 
     """#
