@@ -6,6 +6,7 @@ same.gif       base's pictures and timing, written again with frame 2 split in t
 retimed.gif    base's pictures, 200 ms each (timing-only)
 reencoded.gif  base with every palette entry 3 levels lighter (re-encoded: SSIM >= 0.99, no pixel equal)
 changed.gif    base with frame 3 holding a black box (visual)
+filmstrip.gif  20 frames, 160x40, each one flat colour of its own, delays 20-100 ms varying (the report's GIF filmstrip)
 
 Usage: python3 Fixtures/make-report-fixtures.py (Pillow). Deterministic; never needed at test time.
 """
@@ -47,6 +48,13 @@ def main():
     save("retimed.gif", frames, [200] * 4)
     save("reencoded.gif", frames, [100] * 4, shift=3)
     save("changed.gif", [frames[0], frames[1], frame(2, box=True), frames[3]], [100] * 4)
+    flat = [Image.new("RGB", (160, 40), filmstrip_colour(i)) for i in range(20)]
+    save("filmstrip.gif", flat, [(i % 5 + 1) * 20 for i in range(20)])
+
+
+def filmstrip_colour(index):
+    """Far apart from one another, so a shrunk frame is told by its colour (the test has the same list)."""
+    return (index * 12, 255 - index * 12, (index * 97) % 256)
 
 
 main()

@@ -12,40 +12,21 @@ hash, j/k/? keys, reduced motion keeps posters, and with JavaScript off posters 
 show. Also parses the README's workflow YAML. Screenshots at two widths go to DIR (default
 .build/report-screenshots). Ends with `N passed, N failed`; exits 1 on any failure.
 """
-import functools
-import http.server
 import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
+from report_browser_support import browser, broken_media, check, console_problems, load_everything, results, run, screenshots, serve
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CSP = "default-src 'self'"
-results = {"passed": 0, "failed": 0}
-
-
-def check(name, condition, detail=""):
-    if condition:
-        results["passed"] += 1
-        print(f"ok   {name}")
-    else:
-        results["failed"] += 1
-        print(f"FAIL {name} {detail}")
-
-
-def run(args, cwd, stdout=None):
-    return subprocess.run(args, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, check=False)
 
 
 def make_report(clipkit, work):
@@ -70,70 +51,6 @@ def make_report(clipkit, work):
     second = run([clipkit, "report", "run.jsonl", "-o", "out/again", "--baseline", "out/report"], work)
     check("clipkit report --baseline exits 0", second.returncode == 0, second.stderr.decode())
     return os.path.join(work, "out")
-
-
-class CSPHandler(http.server.SimpleHTTPRequestHandler):
-    def end_headers(self):
-        self.send_header("Content-Security-Policy", CSP)
-        super().end_headers()
-
-    def log_message(self, *args):
-        pass
-
-
-def serve(directory):
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(CSPHandler, directory=directory))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
-def browser(javascript=True, reduced_motion=False, width=1280):
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", f"--window-size={width},900",
-                     "--allow-file-access-from-files", "--autoplay-policy=no-user-gesture-required"]:
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    if not javascript:
-        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
-    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": (
-        "window.__csp = []; document.addEventListener('securitypolicyviolation',"
-        " function (e) { window.__csp.push(e.violatedDirective + ' ' + e.blockedURI); });")})
-    if reduced_motion:
-        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
-    return driver
-
-
-def load_everything(driver):
-    """Scrolls every lazy image and video into view and waits for them."""
-    driver.execute_script("document.querySelectorAll('details').forEach(function (d) { d.open = true; });")
-    for element in driver.find_elements(By.CSS_SELECTOR, "img, video"):
-        if element.is_displayed():
-            driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
-    deadline = time.time() + 10
-    while time.time() < deadline:
-        pending = driver.execute_script(
-            "return Array.prototype.filter.call(document.querySelectorAll('img'), function (i) {"
-            " return i.offsetParent !== null && !i.complete; }).length +"
-            " Array.prototype.filter.call(document.querySelectorAll('video'), function (v) { return v.readyState < 1; }).length;")
-        if pending == 0:
-            break
-        time.sleep(0.1)
-
-
-def broken_media(driver):
-    return driver.execute_script(
-        "return Array.prototype.filter.call(document.querySelectorAll('img'), function (i) {"
-        " return i.offsetParent !== null && !(i.complete && i.naturalWidth > 0); }).map(function (i) { return i.src; })"
-        ".concat(Array.prototype.filter.call(document.querySelectorAll('video'), function (v) { return v.readyState < 1; })"
-        ".map(function (v) { return v.src; }));")
-
-
-def console_problems(driver):
-    logs = [entry for entry in driver.get_log("browser") if entry["level"] in ("SEVERE", "WARNING")]
-    violations = driver.execute_script("return window.__csp || [];")
-    return [entry["message"] for entry in logs] + violations
 
 
 def check_page(driver, url, label, out):
@@ -219,8 +136,48 @@ def key_checks(driver, label):
     ActionChains(driver).move_to_element(card).perform()
     check(f"{label}: hover plays the animation", card.get_attribute("src").endswith(".gif"), card.get_attribute("src"))
     driver.find_element(By.ID, "pause-all").click()
-    animations = driver.find_elements(By.CSS_SELECTOR, "img.anim[data-poster]")
+    animations = driver.find_elements(By.CSS_SELECTOR, "picture > img.anim")
     check(f"{label}: pause all shows posters", animations and all(a.get_attribute("src").endswith(".png") for a in animations))
+
+
+def video_times(driver, videos):
+    return driver.execute_script("return arguments[0].map(function (v) { return [v.currentTime, v.paused, v.readyState, v.seeking]; });", videos)
+
+
+def synced_video_checks(driver):
+    """motion.mp4 has an MP4 in both runs: the compare view plays, pauses and seeks the two together."""
+    videos = driver.find_elements(By.CSS_SELECTOR, ".compare video")
+    check("baseline page: the compare view holds both runs' MP4s", len(videos) == 2, str(len(videos)))
+    if len(videos) != 2:
+        return
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", videos[0])
+    deadline = time.time() + 10
+    while time.time() < deadline and not all(state[2] >= 2 for state in video_times(driver, videos)):
+        time.sleep(0.1)
+    check("baseline page: both MP4s load", all(state[2] >= 2 for state in video_times(driver, videos)), str(video_times(driver, videos)))
+    play = driver.find_element(By.CSS_SELECTOR, ".compare-controls button.play")
+    play.click()
+    time.sleep(1.2)
+    playing = video_times(driver, videos)
+    check("synced videos: play starts both", not playing[0][1] and not playing[1][1] and playing[1][0] > 0.5, str(playing))
+    check("synced videos: playing, within 0.1 s of each other", abs(playing[0][0] - playing[1][0]) <= 0.1, str(playing))
+    play.click()
+    time.sleep(0.3)
+    paused = video_times(driver, videos)
+    check("synced videos: pause stops both, within 0.1 s", paused[0][1] and paused[1][1] and abs(paused[0][0] - paused[1][0]) <= 0.1, str(paused))
+    driver.execute_script("var s = document.querySelector('.compare-controls input.seek'); s.value = '500';"
+                          " s.dispatchEvent(new Event('input'));")
+    deadline = time.time() + 5
+    while time.time() < deadline and any(state[3] for state in video_times(driver, videos)):
+        time.sleep(0.05)
+    middle = driver.execute_script("return Math.max(arguments[0][0].duration, arguments[0][1].duration) / 2;", videos)
+    sought = video_times(driver, videos)
+    check("synced videos: seeking moves both to the same moment", all(abs(state[0] - middle) <= 0.1 for state in sought), f"{sought} vs {middle}")
+    play.click()
+    time.sleep(0.8)
+    again = video_times(driver, videos)
+    play.click()
+    check("synced videos: playing on from the seek, within 0.1 s", again[1][0] > middle and abs(again[0][0] - again[1][0]) <= 0.1, str(again))
 
 
 def reduced_motion_checks(url):
@@ -246,27 +203,11 @@ def no_javascript_checks(url):
         loaded = driver.execute_script("return Array.prototype.every.call(arguments[0], function (i) { return i.complete && i.naturalWidth > 0; });", posters)
         check("no JavaScript: posters show", len(posters) == 2 and loaded)
         check("no JavaScript: tables show", len(driver.find_elements(By.CSS_SELECTOR, "table.outputs tr")) >= 4)
-        check("no JavaScript: storyboard sheets show", any(i.is_displayed() for i in driver.find_elements(By.CSS_SELECTOR, ".scrubber img.sheet")))
+        check("no JavaScript: storyboard sheets show", any(i.is_displayed() for i in driver.find_elements(By.CSS_SELECTOR, ".scrubber img")))
         check("no JavaScript: filters hidden", not driver.find_element(By.ID, "filters").is_displayed())
         check("no JavaScript: the error is shown", "no such file" in driver.find_element(By.ID, "problems").text)
     finally:
         driver.quit()
-
-
-def screenshots(url, directory):
-    os.makedirs(directory, exist_ok=True)
-    for width in (1280, 420):
-        driver = browser(width=width)
-        try:
-            driver.get(url)
-            load_everything(driver)
-            driver.execute_script("window.scrollTo(0, 0);")
-            time.sleep(0.3)
-            path = os.path.join(directory, f"report-{width}.png")
-            driver.save_screenshot(path)
-            check(f"screenshot at {width} px", os.path.getsize(path) > 1000)
-        finally:
-            driver.quit()
 
 
 def readme_yaml_checks():
@@ -304,13 +245,15 @@ def main():
             driver.get(http_url.replace("/report/", "/again/"))
             load_everything(driver)
             check("baseline page: compare views added", len(driver.find_elements(By.CSS_SELECTOR, ".compare-controls button")) >= 3)
+            synced_video_checks(driver)
             problems = console_problems(driver)
             check("baseline page: no console errors or CSP violations", not problems, str(problems))
         finally:
             driver.quit()
         reduced_motion_checks(http_url)
         no_javascript_checks(http_url)
-        screenshots(http_url, shots)
+        screenshots(http_url, shots, sections=("clip-1", "clip-3"))
+        screenshots(http_url.replace("/report/", "/again/"), shots, name="baseline", sections=("clip-3",))
         server.shutdown()
         readme_yaml_checks()
     except Exception as error:  # a crash is a failure, reported like one

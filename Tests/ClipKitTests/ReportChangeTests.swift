@@ -66,6 +66,33 @@ import TestSupport
         #expect(totals?["changes"] as? [String: Int] == ["identical": 2, "timing-only": 1, "re-encoded": 1, "visual": 1, "new": 1, "removed": 1])
     }
 
+    @Test func bothRunsMP4sMakeASyncedCompareViewElseTheGIFs() throws {
+        let dir = Fixture.scratchDirectory()
+        let runs = dir.appendingPathComponent("runs")
+        try FileManager.default.createDirectory(at: runs, withIntermediateDirectories: true)
+        for name in ["before.gif", "after.gif", "other.gif"] { try FileManager.default.copyItem(at: Fixture.url("report/base.gif"), to: runs.appendingPathComponent(name)) }
+        for name in ["before.mp4", "after.mp4"] { try FileManager.default.copyItem(at: Fixture.url("video/motion.mp4"), to: runs.appendingPathComponent(name)) }
+        let base = [ReportTests.line("/clips/a.mp4", outputs: [runs.appendingPathComponent("before.gif").path, runs.appendingPathComponent("before.mp4").path]),
+                    ReportTests.line("/clips/b.mp4", outputs: [runs.appendingPathComponent("before.gif").path, runs.appendingPathComponent("before.mp4").path])]
+        let now = [ReportTests.line("/clips/a.mp4", outputs: [runs.appendingPathComponent("after.gif").path, runs.appendingPathComponent("after.mp4").path]),
+                   ReportTests.line("/clips/b.mp4", outputs: [runs.appendingPathComponent("other.gif").path])]
+        var options = ReportOptions()
+        options.copyMedia = true
+        _ = try ReportWriter(options: options).write(RunSet.merge([("base", base.joined(separator: "\n"))]), to: dir.appendingPathComponent("base"))
+        options.baseline = dir.appendingPathComponent("base")
+        let result = try ReportWriter(options: options).write(RunSet.merge([("now", now.joined(separator: "\n"))]), to: dir.appendingPathComponent("report"))
+        let a = try #require(result.document.clips.first { $0.input == "/clips/a.mp4" }?.change)
+        #expect(a.baselineVideoHref == "media/clip-1-baseline.mp4")
+        #expect(try Data(contentsOf: result.directory.appendingPathComponent("media/clip-1-baseline.mp4")) == Data(contentsOf: Fixture.url("video/motion.mp4")))
+        #expect(result.document.clips.first { $0.input == "/clips/b.mp4" }?.change?.baselineVideoHref == nil)
+        let html = try String(contentsOf: result.directory.appendingPathComponent("index.html"), encoding: .utf8)
+        let compares = html.components(separatedBy: "<div class=\"compare\" data-mode=\"side\">").dropFirst().map { String($0.prefix { $0 != "\n" }) }
+        #expect(compares.count == 2)
+        // a: the two MP4s; b (no MP4 in this run): the two GIFs.
+        #expect(compares[0].contains("<video src=\"media/clip-1-baseline.mp4\"") && compares[0].contains("<video src=\"media/1-2-after.mp4\""), "\(compares[0])")
+        #expect(!compares[0].contains("<img") && compares[1].contains("<img src=\"media/clip-2-baseline.gif\"") && !compares[1].contains("<video"))
+    }
+
     @Test func notAReportIsABaselineError() throws {
         var options = ReportOptions()
         options.baseline = Fixture.url("report")

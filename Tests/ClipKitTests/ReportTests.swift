@@ -116,6 +116,38 @@ import TestSupport
         #expect(!fullText.contains("more in the report"))
     }
 
+    @Test func aBudgetBreachIsOneProblemAndNoWarning() throws {
+        let dir = Fixture.scratchDirectory()
+        let gif = dir.appendingPathComponent("a.gif"), other = dir.appendingPathComponent("b.gif")
+        try FileManager.default.copyItem(at: Fixture.url("report/base.gif"), to: gif)
+        try FileManager.default.copyItem(at: Fixture.url("report/base.gif"), to: other)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: gif.path)[.size] as? Int)
+        let text = [Self.line("/clips/a.mp4", outputs: [gif.path]), Self.line("/clips/b.mp4", outputs: [other.path, dir.appendingPathComponent("gone.gif").path])]
+            .joined(separator: "\n")
+        var options = ReportOptions()
+        options.budgets = [.gif: size - 1]
+        options.failOn = [.warnings, .budget]
+        let result = try ReportWriter(options: options).write(RunSet.merge([("r", text)]), to: dir.appendingPathComponent("report"))
+        let totals = result.document.totals
+        #expect(totals.overBudget == 2)
+        // The one warning is the missing output; the breaches are not warnings too.
+        #expect(totals.warnings == 1)
+        #expect(result.document.problems.map(\.kind) == ["budget", "budget", "warning"])
+        #expect(result.document.problems.filter { $0.kind == "budget" }.map(\.text) == ["gif \(size) bytes, budget \(size - 1)", "gif \(size) bytes, budget \(size - 1)"])
+        #expect(result.gateFailures == ["2 outputs over budget", "1 warnings"])
+        let html = try String(contentsOf: result.directory.appendingPathComponent("index.html"), encoding: .utf8)
+        #expect(html.components(separatedBy: "<tr class=\"budget\">").count - 1 == 2)
+        #expect(html.contains("<h2>Problems (3)</h2>"))
+        #expect(!html.contains("over budget:"))
+        let markdown = try String(contentsOf: result.directory.appendingPathComponent("summary.md"), encoding: .utf8)
+        #expect(markdown.components(separatedBy: "| budget |").count - 1 == 2)
+        #expect(markdown.components(separatedBy: "| warning |").count - 1 == 1)
+        // Within budget: no problem at all.
+        options.budgets = [.gif: size]
+        let within = try ReportWriter(options: options).write(RunSet.merge([("r", text)]), to: dir.appendingPathComponent("report"))
+        #expect(within.document.totals.overBudget == 0 && within.document.problems.map(\.kind) == ["warning"])
+    }
+
     @Test func budgetsAndGates() throws {
         #expect(try ReportOptions.budgets("gif=2000,webp=500") { Int($0)! } == [.gif: 2000, .webp: 500])
         #expect(throws: ClipKitError.self) { try ReportOptions.budgets("png=1") { Int($0)! } }

@@ -64,6 +64,16 @@ struct ChangeClassifier {
     }
 
     private func classify(_ clip: ReportClip, _ base: [String: Any], staging: URL) throws -> ClipChange {
+        var change = try classifyPictures(clip, base, staging: staging)
+        // Copied like the GIF: the baseline report may be a downloaded artifact gone tomorrow.
+        if clip.outputs.contains(where: { $0.kind == .mp4 && $0.href != nil }), let video = baselineFile(base, kind: .mp4) {
+            let name = "media/\(clip.id)-baseline.mp4"
+            if (try? FileManager.default.copyItem(at: video, to: staging.appendingPathComponent(name))) != nil { change.baselineVideoHref = name }
+        }
+        return change
+    }
+
+    private func classifyPictures(_ clip: ReportClip, _ base: [String: Any], staging: URL) throws -> ClipChange {
         var bytes: [String: Int] = [:]
         for output in base["outputs"] as? [[String: Any]] ?? [] {
             if let kind = output["kind"] as? String, let count = output["bytes"] as? Int { bytes[kind, default: 0] += count }

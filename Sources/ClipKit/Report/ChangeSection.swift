@@ -18,12 +18,20 @@ struct ChangeSection {
                 "<figure><img src=\"\(href)\" loading=\"lazy\" alt=\"\(label)\"><figcaption>\(label)</figcaption></figure>"
             }.joined() + "</div>\n"
         }
-        if let before = change.baselineHref, let after = clip.animation?.href {
+        if let before = change.baselineVideoHref, let after = clip.outputs.first(where: { $0.kind == .mp4 && $0.href != nil })?.href {
+            // The MP4s when both runs have one: report.js plays, pauses and seeks them together.
+            out += "<div class=\"compare\" data-mode=\"side\"><figure class=\"before\">\(Self.video(before))<figcaption>baseline</figcaption></figure>"
+            out += "<figure class=\"after\">\(Self.video(after))<figcaption>this run</figcaption></figure></div>\n"
+        } else if let before = change.baselineHref, let after = clip.animation?.href {
             // Side by side without script; report.js adds the slider and flip buttons.
             out += "<div class=\"compare\" data-mode=\"side\"><figure class=\"before\"><img src=\"\(before)\" loading=\"lazy\" alt=\"baseline\"><figcaption>baseline</figcaption></figure>"
             out += "<figure class=\"after\"><img src=\"\(after)\" loading=\"lazy\" alt=\"this run\"><figcaption>this run</figcaption></figure></div>\n"
         }
         return out + "</div>\n"
+    }
+
+    static func video(_ href: String) -> String {
+        "<video src=\"\(href)\" controls muted playsinline preload=\"metadata\"></video>"
     }
 
     /// SSIM from 0.9 (bottom) to 1 (top) against time; classes only, no style attributes.

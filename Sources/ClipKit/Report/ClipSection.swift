@@ -1,4 +1,4 @@
-// One clip's section of index.html: every format side by side, storyboard scrubber, picks, filmstrip, info, change and the raw lines.
+// One clip's section of index.html: every format side by side, outputs beside their JSON lines, storyboard scrubber, picks, filmstrip, info, change.
 import Foundation
 
 struct ClipSection {
@@ -7,17 +7,19 @@ struct ClipSection {
     private func e(_ text: String) -> String { ReportEscaping.html(text) }
 
     func html() -> String {
-        var out = "<section class=\"clip \(clip.status)\" id=\"\(clip.id)\" tabindex=\"-1\">\n"
-        out += "<h2><a href=\"#\(clip.id)\" class=\"anchor\">#</a> \(e(clip.input))</h2>\n"
+        // No tabindex: report.js makes sections focusable for j/k (only it needs them so).
+        var out = "<section class=\"clip \(clip.status)\" id=\"\(clip.id)\">\n"
+        out += "<h2><a href=\"#\(clip.id)\">#</a> \(e(clip.input))</h2>\n"
         for error in clip.errors { out += "<p class=\"error\">\(e(error))</p>\n" }
         for warning in clip.warnings { out += "<p class=\"warning\">\(e(warning))</p>\n" }
         if let change = clip.change { out += ChangeSection(clip: clip, change: change).html() }
-        out += media() + outputsTable() + storyboard() + picks() + filmstrip() + info() + rawLines()
+        out += media() + outputsTable() + storyboard() + picks() + filmstrip() + info()
         return out + "</section>\n"
     }
 
     /// The animated formats and posters side by side; `<picture>` shows the poster instead when
-    /// the reader asks for reduced motion, with no script.
+    /// the reader asks for reduced motion, with no script (report.js's pause reads it there too).
+    /// Alt texts are short: the section's heading names the clip.
     private func media() -> String {
         let shown = clip.outputs.filter { [.gif, .webp, .mp4, .poster].contains($0.kind) && $0.href != nil }
         guard !shown.isEmpty else { return "" }
@@ -25,7 +27,6 @@ struct ClipSection {
         var out = "<div class=\"media\">\n"
         for output in shown {
             let href = output.href!
-            let caption = "\(output.kind.rawValue) · \(ReportPage.bytes(output.bytes ?? 0))"
             out += "<figure>"
             switch output.kind {
             case .mp4:
@@ -33,45 +34,65 @@ struct ClipSection {
             case .gif, .webp:
                 out += "<picture>"
                 if let poster { out += "<source srcset=\"\(poster)\" media=\"(prefers-reduced-motion: reduce)\">" }
-                out += "<img class=\"anim\" src=\"\(href)\"\(poster.map { " data-poster=\"\($0)\"" } ?? "") loading=\"lazy\" alt=\"\(e(output.kind.rawValue + " of " + clip.input))\"></picture>"
+                out += "<img class=\"anim\" src=\"\(href)\" loading=\"lazy\" alt=\"\(output.kind.rawValue)\"></picture>"
             default:
-                out += "<img class=\"still\" src=\"\(href)\" loading=\"lazy\" alt=\"\(e("poster of " + clip.input))\">"
+                out += "<img src=\"\(href)\" loading=\"lazy\" alt=\"poster\">"
             }
-            out += "<figcaption>\(e(caption))</figcaption></figure>\n"
+            out += "<figcaption>\(output.kind.rawValue) · \(ReportPage.bytes(output.bytes ?? 0))</figcaption></figure>\n"
         }
         return out + "</div>\n"
     }
 
+    /// One row per output with its JSON line beside it (a line naming several outputs spans
+    /// their rows; a failed line has a row of its own): settings, timings and measures are read
+    /// there, once. The `info` line is the info table below. `</td>`, `</th>` and `</tr>` are
+    /// left out, as HTML allows: this table is on every clip, and the page is meant to stay small.
     private func outputsTable() -> String {
-        guard !clip.outputs.isEmpty else { return "" }
-        var out = "<table class=\"outputs\"><thead><tr><th>Kind</th><th>File</th><th>Bytes</th><th>Budget</th><th>Measured</th><th>Settings</th></tr></thead><tbody>\n"
-        for output in clip.outputs {
-            let link = output.href.map { "<a href=\"\($0)\">\(e(output.path))</a>" } ?? "\(e(output.path)) <em>(missing)</em>"
-            var bytes = output.bytes.map { "\($0)" } ?? ""
-            if let before = clip.change?.baselineBytes[output.kind.rawValue], let now = output.bytes {
-                bytes += " (\(now - before >= 0 ? "+" : "")\(now - before))"
+        let lines = clip.lines.filter { !$0.isInfo }
+        guard !lines.isEmpty else { return "" }
+        let measuredKeys = ["ssim", "ssimulacra2"]
+        let hasBudget = clip.outputs.contains { $0.budget != nil }
+        let hasMeasured = lines.contains { line in measuredKeys.contains { line.text($0) != nil } }
+        var out = "<table class=\"outputs\"><tr><th>Kind<th>File<th>Bytes"
+        out += (hasBudget ? "<th>Budget" : "") + (hasMeasured ? "<th>Measured" : "") + "<th>JSON line\n"
+        var outputs = clip.outputs[...]
+        for line in lines {
+            let rows = outputs.prefix { $0.line == line }
+            outputs = outputs.dropFirst(rows.count)
+            let span = rows.count > 1 ? " rowspan=\"\(rows.count)\"" : ""
+            let lineCells = (hasMeasured ? "<td\(span)>\(measuredKeys.compactMap { key in line.text(key).map { "\(key) \(e($0))" } }.joined(separator: ", "))" : "")
+                + "<td\(span)><code>\(ReportEscaping.text(line.shown))</code>"
+            if rows.isEmpty {
+                out += "<tr><td>\(e(line.status))<td><td>\(hasBudget ? "<td>" : "")\(lineCells)\n"
             }
-            let budget = output.budget.map { "\($0)\(output.isOverBudget ? " <strong class=\"over\">over</strong>" : "")" } ?? ""
-            let measured = ["ssim", "ssimulacra2", "duration_error_ms"].compactMap { key in output.line.text(key).map { "\(key) \(e($0))" } }
-            let settings = output.line.text("settings") ?? ""
-            out += "<tr\(output.isOverBudget ? " class=\"over\"" : "")><td>\(output.kind.rawValue)</td><td>\(link)</td><td>\(bytes)</td><td>\(budget)</td><td>\(measured.joined(separator: ", "))</td><td><code>\(e(settings))</code></td></tr>\n"
+            for (index, output) in rows.enumerated() {
+                let name = e(ReportPage.baseName(output.path))
+                let link = output.href.map { "<a href=\"\($0)\">\(name)</a>" } ?? "\(name) <em>(missing)</em>"
+                var bytes = output.bytes.map { "\($0)" } ?? ""
+                if let before = clip.change?.baselineBytes[output.kind.rawValue], let now = output.bytes {
+                    bytes += " (\(now - before >= 0 ? "+" : "")\(now - before))"
+                }
+                out += "<tr\(output.isOverBudget ? " class=\"over\"" : "")><td>\(output.kind.rawValue)<td>\(link)<td>\(bytes)"
+                if hasBudget {
+                    out += "<td>\(output.budget.map { "\($0)\(output.isOverBudget ? " <strong class=\"over\">over</strong>" : "")" } ?? "")"
+                }
+                out += (index == 0 ? lineCells : "") + "\n"
+            }
         }
-        return out + "</tbody></table>\n"
+        return out + "</table>\n"
     }
 
-    /// The sheets as images (static); report.js turns them into a scrubber from the cues block.
+    /// The sheets as images (static); report.js turns them into a scrubber (slider role and all)
+    /// from the cues block that follows them, whose tiles name sheets by their order here.
     private func storyboard() -> String {
         guard let manifest = clip.storyboard, let base = clip.storyboardHref else { return "" }
-        let sheets = manifest.sheets.map { base + "/" + ReportEscaping.urlPath($0.file) }
         let tiles = manifest.tiles.map { "[\($0.startMs),\($0.endMs),\($0.sheet),\($0.x),\($0.y)]" }.joined(separator: ",")
-        let sheetList = sheets.map { "\"\($0)\"" }.joined(separator: ",")
-        let cues = "{\"duration_ms\":\(manifest.durationMs),\"tile\":[\(manifest.tile.width),\(manifest.tile.height)],\"sheets\":[\(sheetList)],\"tiles\":[\(tiles)]}"
-        var out = "<div class=\"storyboard\"><h3>Storyboard</h3>\n"
-        out += "<div class=\"scrubber\" data-cues=\"cues-\(clip.id)\" tabindex=\"0\" role=\"slider\" aria-label=\"\(e("storyboard of " + clip.input))\" aria-valuemin=\"0\" aria-valuemax=\"\(manifest.durationMs)\" aria-valuenow=\"0\">\n"
-        for (index, sheet) in sheets.enumerated() {
-            out += "<img class=\"sheet\" src=\"\(sheet)\" loading=\"lazy\" alt=\"\(e("sheet \(index) of " + clip.input))\">\n"
+        let cues = "{\"duration_ms\":\(manifest.durationMs),\"tile\":[\(manifest.tile.width),\(manifest.tile.height)],\"tiles\":[\(tiles)]}"
+        var out = "<h3>Storyboard</h3>\n<div class=\"scrubber\">\n"
+        for (index, sheet) in manifest.sheets.enumerated() {
+            out += "<img src=\"\(base)/\(ReportEscaping.urlPath(sheet.file))\" loading=\"lazy\" alt=\"sheet \(index + 1)\">\n"
         }
-        out += "</div>\n<script type=\"application/json\" id=\"cues-\(clip.id)\">\(ReportEscaping.jsonForScript(cues))</script></div>\n"
+        out += "</div>\n<script type=\"application/json\" class=\"cues\">\(ReportEscaping.jsonForScript(cues))</script>\n"
         return out
     }
 
@@ -81,9 +102,9 @@ struct ClipSection {
         return "<details class=\"picks\"><summary>Picked posters and their scores</summary><pre>\(picked.map(e).joined(separator: "\n"))</pre></details>\n"
     }
 
-    /// The exploded frames with their delays (the first 60).
+    /// The exploded frames with their delays (the first 60), else the GIF's (`GIFFilmstrip`).
     private func filmstrip() -> String {
-        guard let frames = clip.frames, let base = clip.framesHref else { return "" }
+        guard let frames = clip.frames, let base = clip.framesHref else { return clip.gifFrames.map(gifFilmstrip) ?? "" }
         var out = "<details class=\"filmstrip\"><summary>Frames (\(frames.frames.count))</summary><ol>\n"
         for frame in frames.frames.prefix(60) {
             out += "<li><img src=\"\(base)/\(ReportEscaping.urlPath(frame.file))\" loading=\"lazy\" alt=\"\(e(frame.file))\"><span>\(frame.delayMs) ms</span></li>\n"
@@ -91,14 +112,24 @@ struct ClipSection {
         return out + "</ol></details>\n"
     }
 
+    /// The sheet of the frames shown with each one's number and delay under it (end tags left
+    /// out where HTML allows: this is on every clip), and every delay in runs below.
+    private func gifFilmstrip(_ strip: GIFFilmstrip) -> String {
+        var out = "<details class=\"filmstrip\"><summary>GIF frames (\(strip.delaysMs.count))</summary>\n"
+        if let sheet = strip.sheetHref {
+            out += "<figure class=\"strip\"><img src=\"\(sheet)\" loading=\"lazy\" alt=\"frames \(strip.shown.map { "\($0 + 1)" }.joined(separator: ", "))\"><ol>"
+            // Each frame's delay under it only when they differ (the line below has them all).
+            let same = Set(strip.shown.map { strip.delaysMs[$0] }).count == 1
+            for index in strip.shown { out += "<li>#\(index + 1)" + (same ? "" : " \(strip.delaysMs[index]) ms") }
+            out += "</ol></figure>\n"
+        }
+        return out + "<p>Delays: \(strip.delaySummary)</p></details>\n"
+    }
+
     private func info() -> String {
         guard let info = clip.info else { return "" }
         let rows = info.fields.filter { !["input", "schema", "status", "error", "shard"].contains($0.key) }
             .map { "<tr><th scope=\"row\">\(e($0.key))</th><td>\(e($0.text))</td></tr>" }.joined(separator: "\n")
         return "<details class=\"info\"><summary>info</summary><table>\n\(rows)\n</table></details>\n"
-    }
-
-    private func rawLines() -> String {
-        "<details class=\"raw\"><summary>JSON lines (\(clip.lines.count))</summary><pre>\(clip.lines.map { ReportEscaping.text($0.compactRaw) }.joined(separator: "\n"))</pre></details>\n"
     }
 }

@@ -34,11 +34,12 @@ struct ReportBuilder {
             for path in line.outputs {
                 var output = ReportOutput(kind: .file, path: path, line: line)
                 let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+                var info = stat()
+                if stat(url.path, &info) == 0 {
+                    let isDirectory = info.st_mode & S_IFMT == S_IFDIR
                     output.source = url
-                    output.kind = Self.kind(of: url, isDirectory: isDirectory.boolValue, line: line)
-                    output.bytes = Self.bytes(at: url, isDirectory: isDirectory.boolValue)
+                    output.kind = Self.kind(of: url, isDirectory: isDirectory, line: line)
+                    output.bytes = isDirectory ? Self.bytes(inDirectory: url) : Int(info.st_size)
                     let real = Self.realPath(url)
                     if !options.copyMedia && real.hasPrefix(parent + "/") && real != targetPath && !real.hasPrefix(targetPath + "/") {
                         output.href = ReportEscaping.urlPath("../" + real.dropFirst(parent.count + 1))
@@ -50,8 +51,8 @@ struct ReportBuilder {
                 } else if line.status != "error" {
                     clip.warnings.append("output missing: \(path)")
                 }
+                // A breach is a problem of its own (ReportDocument.problems), not also a warning.
                 output.budget = options.budgets[output.kind]
-                if output.isOverBudget { clip.warnings.append("\(output.kind.rawValue) over budget: \(output.bytes ?? 0) > \(output.budget ?? 0) bytes") }
                 if output.kind == .storyboard, let source = output.source {
                     clip.storyboard = try? StoryboardManifest.read(from: source.appendingPathComponent(StoryboardManifest.fileName))
                     clip.storyboardHref = output.href
@@ -82,10 +83,13 @@ struct ReportBuilder {
         }
     }
 
-    static func bytes(at url: URL, isDirectory: Bool) -> Int {
-        guard isDirectory else { return (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0 }
+    /// The sizes of the directory's entries (one stat each: this runs for every storyboard and frames output).
+    static func bytes(inDirectory url: URL) -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-        return names.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: url.path + "/" + $1)[.size] as? Int) ?? 0) }
+        return names.reduce(0) { total, name in
+            var info = stat()
+            return total + (stat(url.path + "/" + name, &info) == 0 ? Int(info.st_size) : 0)
+        }
     }
 
     static func realPath(_ url: URL) -> String {

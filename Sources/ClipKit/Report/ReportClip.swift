@@ -39,6 +39,8 @@ public struct ClipChange: Sendable, Equatable {
     public var baselineBytes: [String: Int]
     /// Report-relative hrefs of the baseline's animation, the worst frames and their difference image.
     public var baselineHref: String?
+    /// The baseline's MP4, copied, when both runs wrote one: the compare view plays the two in sync.
+    public var baselineVideoHref: String?
     public var worstPairHrefs: [String]
     public var note: String?
 
@@ -73,6 +75,8 @@ public struct ReportClip: Sendable {
     public var storyboardHref: String?
     public var frames: FramesManifest?
     public var framesHref: String?
+    /// The GIF's frames when no `explode` output has them (see `GIFFilmstrip`).
+    public var gifFrames: GIFFilmstrip?
     /// The `info --json` line, when one was read.
     public var info: RunLine?
     public var change: ClipChange?

@@ -58,7 +58,7 @@ public struct ReportDocument: Sendable {
                 let ssim = change.worstSSIM.map { String(format: " (lowest SSIM %.4f)", $0) } ?? ""
                 visual.append(Problem(kind: "visual", clip: clip, text: "visual change\(ssim)"))
             }
-            warnings += clip.warnings.filter { !$0.contains("over budget") }.map { Problem(kind: "warning", clip: clip, text: $0) }
+            warnings += clip.warnings.map { Problem(kind: "warning", clip: clip, text: $0) }
         }
         return failed + budget + visual + warnings
     }

@@ -18,7 +18,8 @@ enum ReportJSON {
                     ["kind": output.kind.rawValue, "path": output.path, "href": output.href ?? NSNull(), "bytes": output.bytes ?? NSNull(),
                      "budget": output.budget ?? NSNull(), "over_budget": output.isOverBudget]
                 },
-                "lines": clip.lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.raw.utf8)) },
+                // As read: one line each, byte for byte.
+                "lines": clip.lines.map { JSONText.Raw(text: $0.raw) },
             ]
             object["change"] = clip.change.map { change -> [String: Any] in
                 ["class": change.kind.rawValue, "worst_ssim": change.worstSSIM ?? NSNull(), "worst_time_ms": change.worstTimeMs ?? NSNull(),
@@ -33,8 +34,7 @@ enum ReportJSON {
             "shards": ["seen": report.runs.shardsSeen, "missing": report.runs.shardsMissing, "duplicated": report.runs.shardsDuplicated],
             "notes": report.runNotes, "removed": report.removed, "clips": clips, "files": files,
         ]
-        let data = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self) + "\n"
+        return JSONText.write(document, indent: 2) + "\n"
     }
 
     /// The files a report directory at `directory` owns, from its report.json; nil when it has

@@ -91,10 +91,13 @@ struct ReportPage {
     }
 
     private func cards() -> String {
+        // Filter data for a group is written only when the page has chips for it.
+        let groups = Set(report.facets.map(\.0))
         var out = "<section id=\"cards\" class=\"cards\" aria-label=\"Clips\">\n"
         for clip in report.clips {
-            let name = ReportEscaping.html(clip.input)
-            out += "<article class=\"card \(clip.status)\" id=\"card-\(clip.id.dropFirst(5))\" \(Self.dataAttributes(clip))>\n"
+            // The file name: the card links to the section, whose heading has the whole path.
+            let name = ReportEscaping.html(Self.baseName(clip.input))
+            out += "<article class=\"card \(clip.status)\" id=\"card-\(clip.id.dropFirst(5))\" \(Self.dataAttributes(clip, groups: groups))>\n"
             out += "<a href=\"#\(clip.id)\" class=\"preview\">"
             if let poster = clip.posterHref {
                 let animation = clip.animation?.href.map { " data-anim=\"\($0)\"" } ?? ""
@@ -102,7 +105,7 @@ struct ReportPage {
             } else {
                 out += "<span class=\"noposter\">no preview</span>"
             }
-            out += "</a>\n<h3><a href=\"#\(clip.id)\">\(ReportEscaping.html(Self.baseName(clip.input)))</a></h3>\n<p class=\"meta\">"
+            out += "</a>\n<h3><a href=\"#\(clip.id)\">\(name)</a></h3>\n<p class=\"meta\">"
             out += [clip.status, clip.durationMs.map { Self.duration($0) }, clip.bytes > 0 ? Self.bytes(clip.bytes) : nil,
                     clip.change.map { $0.kind.rawValue }].compactMap { $0 }.map(ReportEscaping.html).joined(separator: " · ")
             out += "</p>\n</article>\n"
@@ -111,11 +114,11 @@ struct ReportPage {
     }
 
     /// What the filters match on, as data attributes (values escaped).
-    static func dataAttributes(_ clip: ReportClip) -> String {
-        let name = ReportEscaping.html(clip.input.lowercased())
-        let change = clip.change?.kind.rawValue ?? "none"
-        let budget = clip.isOverBudget ? "over" : "within"
-        return "data-status=\"\(clip.status)\" data-format=\"\(clip.formats.joined(separator: " "))\" data-change=\"\(change)\" data-budget=\"\(budget)\" data-name=\"\(name)\""
+    static func dataAttributes(_ clip: ReportClip, groups: Set<String>) -> String {
+        var out = "data-status=\"\(clip.status)\" data-format=\"\(clip.formats.joined(separator: " "))\""
+        if groups.contains("change") { out += " data-change=\"\(clip.change?.kind.rawValue ?? "none")\"" }
+        if groups.contains("budget") { out += " data-budget=\"\(clip.isOverBudget ? "over" : "within")\"" }
+        return out
     }
 
     static func baseName(_ path: String) -> String {

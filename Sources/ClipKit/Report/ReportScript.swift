@@ -1,4 +1,4 @@
-// report.js: what JavaScript adds to the static page (hover previews, pause all, storyboard scrubber, filters in the URL hash, keys, compare views).
+// report.js: what JavaScript adds to the static page (hover previews, pause all, storyboard scrubber, filters in the URL hash, keys, compare views with synced videos).
 enum ReportScript {
     static let fileName = "report.js"
 
@@ -24,25 +24,34 @@ enum ReportScript {
         card.addEventListener('focusout', stop);
       });
 
-      // Pause all (WCAG 2.2.2): every animation shows its poster, videos stop.
+      // Pause all (WCAG 2.2.2): every animation shows its poster (its picture's reduced-motion source), videos stop.
       var pause = doc.getElementById('pause-all');
       function setPaused(value) {
         paused = value;
         if (pause) { pause.setAttribute('aria-pressed', value ? 'true' : 'false'); }
-        all('img.anim[data-poster]').forEach(function (img) {
+        all('picture > img.anim').forEach(function (img) {
+          var source = img.parentNode.querySelector('source');
+          if (!source) { return; }
           if (!img.hasAttribute('data-src')) { img.setAttribute('data-src', img.getAttribute('src')); }
-          img.src = value ? img.getAttribute('data-poster') : img.getAttribute('data-src');
+          img.src = value ? source.getAttribute('srcset') : img.getAttribute('data-src');
         });
         all('video').forEach(function (video) { if (value) { video.pause(); } });
       }
       if (pause) { pause.addEventListener('click', function () { setPaused(!paused); }); }
 
-      // Storyboard scrubbers: the cues come from the page's JSON block, never fetched.
-      all('.scrubber[data-cues]').forEach(function (el) {
-        var block = doc.getElementById(el.getAttribute('data-cues'));
-        if (!block) { return; }
+      // Storyboard scrubbers: the cues come from the JSON block after each, never fetched; its
+      // tiles name sheets by their order among the scrubber's images.
+      all('.scrubber').forEach(function (el) {
+        var block = el.nextElementSibling;
+        if (!block || !block.classList.contains('cues')) { return; }
         var cues = JSON.parse(block.textContent);
         if (!cues.tiles.length) { return; }
+        cues.sheets = all('img', el).map(function (img) { return img.src; });
+        el.tabIndex = 0;
+        el.setAttribute('role', 'slider');
+        el.setAttribute('aria-label', 'storyboard');
+        el.setAttribute('aria-valuemin', '0');
+        el.setAttribute('aria-valuemax', String(cues.duration_ms));
         var view = doc.createElement('div');
         view.className = 'tile';
         view.style.width = cues.tile[0] + 'px';
@@ -92,8 +101,13 @@ enum ReportScript {
       var text = doc.getElementById('filter-text');
       var shown = doc.getElementById('shown');
       var chips = all('.chip');
-      // Sections follow their cards (card-N, clip-N): the filter data is written once, on the card.
+      // Sections follow their cards (card-N, clip-N): the filter data is written once, on the
+      // card, and the name once, in the section's heading.
       var items = all('.card');
+      var names = items.map(function (item) {
+        var heading = doc.querySelector('#clip-' + item.id.slice(5) + ' > h2');
+        return heading ? heading.textContent.replace(/^# /, '').toLowerCase() : '';
+      });
       function selected() {
         var groups = {};
         chips.forEach(function (chip) {
@@ -108,11 +122,11 @@ enum ReportScript {
         var groups = selected();
         var query = text ? text.value.trim().toLowerCase() : '';
         var count = 0;
-        items.forEach(function (item) {
+        items.forEach(function (item, index) {
           var ok = Object.keys(groups).every(function (group) {
             var values = (item.getAttribute('data-' + group) || '').split(' ');
             return groups[group].some(function (value) { return values.indexOf(value) >= 0; });
-          }) && (!query || (item.getAttribute('data-name') || '').indexOf(query) >= 0);
+          }) && (!query || names[index].indexOf(query) >= 0);
           item.hidden = !ok;
           var section = doc.getElementById('clip-' + item.id.slice(5));
           if (section) { section.hidden = !ok; }
@@ -182,11 +196,49 @@ enum ReportScript {
         });
         slider.addEventListener('input', function () { after.style.clipPath = 'inset(0 0 0 ' + slider.value + '%)'; });
         controls.appendChild(slider);
+        syncVideos(box, controls);
         box.parentNode.insertBefore(controls, box);
       });
 
-      // Keys: / filter, j and k next and previous clip, ? help.
+      // The two MP4s of a compare view as one player: this run's leads, the baseline follows its
+      // play, pause and seeks, and is pulled back when it drifts; one button and one position.
+      function syncVideos(box, controls) {
+        var videos = all('video', box);
+        if (videos.length !== 2) { return; }
+        var follow = videos[0], lead = videos[1];
+        videos.forEach(function (video) { video.controls = false; video.loop = false; });
+        var play = doc.createElement('button');
+        play.type = 'button';
+        play.className = 'play';
+        play.textContent = 'Play both';
+        var seek = doc.createElement('input');
+        seek.type = 'range'; seek.min = '0'; seek.max = '1000'; seek.value = '0';
+        seek.className = 'seek';
+        seek.setAttribute('aria-label', 'position of both videos');
+        function duration() { return Math.max(lead.duration || 0, follow.duration || 0); }
+        function align() { if (Math.abs(follow.currentTime - lead.currentTime) > 0.05) { follow.currentTime = lead.currentTime; } }
+        play.addEventListener('click', function () {
+          if (lead.paused) { if (lead.ended) { lead.currentTime = 0; } lead.play(); } else { lead.pause(); }
+        });
+        lead.addEventListener('play', function () { align(); follow.play(); play.textContent = 'Pause both'; });
+        lead.addEventListener('pause', function () { follow.pause(); align(); play.textContent = 'Play both'; });
+        lead.addEventListener('seeked', align);
+        lead.addEventListener('timeupdate', function () {
+          if (!lead.paused) { align(); }
+          if (duration()) { seek.value = String(Math.round(1000 * lead.currentTime / duration())); }
+        });
+        seek.addEventListener('input', function () {
+          var time = duration() * seek.value / 1000;
+          lead.currentTime = time;
+          follow.currentTime = time;
+        });
+        controls.appendChild(play);
+        controls.appendChild(seek);
+      }
+
+      // Keys: / filter, j and k next and previous clip (sections made focusable here), ? help.
       var help = doc.getElementById('help');
+      all('section.clip').forEach(function (section) { section.tabIndex = -1; });
       doc.addEventListener('keydown', function (event) {
         var target = event.target;
         if (event.ctrlKey || event.metaKey || event.altKey) { return; }

@@ -40,23 +40,29 @@ enum ReportStyle {
     .card h3 { font-size: .9rem; margin: .3rem 0 0; overflow-wrap: anywhere; }
     .card .meta { margin: 0; color: var(--muted); font-size: .8rem; }
     .noposter { display: flex; height: 100%; align-items: center; justify-content: center; color: var(--muted); }
-    section.clip { border-top: 1px solid var(--line); padding-top: .5rem; margin-top: 1rem; }
-    section.clip .anchor { text-decoration: none; color: var(--muted); }
+    section.clip { border-top: 1px solid var(--line); padding-top: .5rem; margin-top: 1rem; scroll-margin-top: 5rem; }
+    .outputs th, .outputs td { overflow-wrap: normal; }
+    .outputs td:nth-child(2), .outputs code { overflow-wrap: anywhere; }
+    .outputs td:nth-child(2) { min-width: 8ch; }
+    section.clip > h2 > a { text-decoration: none; color: var(--muted); }
     .media { display: flex; flex-wrap: wrap; gap: .75rem; }
     .media figure, .worst figure, .compare figure { margin: 0; }
-    .media img, .media video, .worst img, .compare img { max-width: min(100%, 480px); height: auto; display: block; background: #0002; }
+    .media img, .media video, .worst img, .compare img, .compare video { max-width: min(100%, 480px); height: auto; display: block; background: #0002; }
     figcaption { color: var(--muted); font-size: .8rem; }
     tr.over td, .over { color: var(--bad); }
     .scrubber { display: inline-block; max-width: 100%; }
-    .scrubber img.sheet { max-width: 100%; height: auto; display: block; margin-bottom: .25rem; }
+    .scrubber img { max-width: 100%; height: auto; display: block; margin-bottom: .25rem; }
     .scrubber.live { cursor: ew-resize; padding-bottom: .25rem; }
-    .scrubber.live img.sheet { display: none; }
+    .scrubber.live img { display: none; }
     .scrubber .tile { background-repeat: no-repeat; background-color: #0003; }
     .scrubber .bar { height: 6px; background: var(--line); margin-top: 4px; }
     .scrubber .knob { height: 100%; background: var(--accent); width: 0; }
     .filmstrip ol { display: flex; flex-wrap: wrap; gap: .4rem; list-style: none; padding: 0; }
     .filmstrip li { font-size: .75rem; color: var(--muted); }
     .filmstrip img { display: block; max-width: 120px; height: auto; }
+    .filmstrip .strip { margin: .4rem 0; display: inline-block; max-width: 100%; }
+    .filmstrip .strip img { max-width: 100%; }
+    .filmstrip .strip ol { display: grid; grid-auto-flow: column; grid-auto-columns: 1fr; gap: 0; margin: 0; font-size: .7rem; text-align: center; }
     .change h3 { margin-bottom: .2rem; }
     .change.visual h3 { color: var(--bad); }
     .change.identical h3, .change.re-encoded h3 { color: var(--good); }
@@ -67,11 +73,11 @@ enum ReportStyle {
     .compare[data-mode="slider"], .compare[data-mode="flip"], .compare[data-mode="flip-before"] { display: grid; }
     .compare[data-mode="slider"] figure, .compare[data-mode^="flip"] figure { grid-area: 1 / 1; }
     .compare[data-mode="flip"] .before, .compare[data-mode="flip-before"] .after { visibility: hidden; }
-    .compare-controls { display: flex; gap: .35rem; align-items: center; margin: .5rem 0; }
+    .compare-controls { display: flex; flex-wrap: wrap; gap: .35rem; align-items: center; margin: .5rem 0; }
     .help { position: fixed; right: 1rem; bottom: 1rem; background: var(--card); border: 1px solid var(--line); padding: .5rem 1rem; z-index: 3; }
     .help dt { font-weight: bold; float: left; width: 4rem; }
     footer { margin-top: 2rem; color: var(--muted); font-size: .8rem; }
-    @media (max-width: 600px) { body { padding: .5rem; } .cards { grid-template-columns: repeat(2, 1fr); } }
+    @media (max-width: 600px) { body { padding: .5rem; } .cards { grid-template-columns: repeat(2, 1fr); } .filters { position: static; } }
     @media (prefers-reduced-motion: reduce) { * { scroll-behavior: auto !important; transition: none !important; } }
 
     """#

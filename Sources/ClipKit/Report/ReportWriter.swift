@@ -22,6 +22,7 @@ public struct ReportWriter: Sendable {
         let target = target.standardizedFileURL
         let staging = try ReportStaging(for: target, inputs: inputs)
         var clips = try ReportBuilder(target: target, options: options).clips(of: runs)
+        try addGIFFilmstrips(to: &clips, staging: staging.url)
         var document = ReportDocument(runs: runs, clips: clips, removed: [], baselineName: nil)
         if let baseline = options.baseline {
             let comparison = try ChangeClassifier(baseline: baseline, limits: options.limits).compare(clips, staging: staging.url)
@@ -48,6 +49,19 @@ public struct ReportWriter: Sendable {
             try AtomicFile.write(Array(page.utf8), to: single)
         }
         return ReportResult(directory: target, document: document, gateFailures: gates(document))
+    }
+
+    /// A filmstrip from each clip's first GIF when no `explode` output shows its frames; the
+    /// sheets go in `media/` (one pixel budget for the whole report: see `GIFFilmstrip`).
+    private func addGIFFilmstrips(to clips: inout [ReportClip], staging: URL) throws {
+        var budget = GIFFilmstrip.pixelBudget
+        for index in clips.indices where clips[index].frames == nil {
+            guard let gif = clips[index].outputs.first(where: { $0.kind == .gif && $0.source != nil })?.source else { continue }
+            try options.limits.checkDeadline(gif.path)
+            try FileManager.default.createDirectory(at: staging.appendingPathComponent("media"), withIntermediateDirectories: true)
+            clips[index].gifFrames = try GIFFilmstrip.make(from: gif, writingSheet: "media/\(clips[index].id)-frames.png", in: staging,
+                                                           budget: &budget, limits: options.limits)
+        }
     }
 
     /// The `--fail-on` gates `document` trips.

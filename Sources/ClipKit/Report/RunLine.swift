@@ -14,6 +14,9 @@ public struct RunLine: Sendable, Equatable {
     public var fields: [Field]
     /// The line as it was read (invalid UTF-8 replaced).
     public var raw: String
+    /// The line as the page shows it beside its outputs: one line of JSON without its null
+    /// fields, `input` (the clip's heading) and `outputs` (the table's rows); report.json keeps `raw` whole.
+    public var shown: String
     /// The file it came from and its 1-based line number.
     public var source: String
     public var lineNumber: Int
@@ -41,14 +44,7 @@ public struct RunLine: Sendable, Equatable {
             guard let value = object[key], !(value is NSNull) else { return nil }
             return Field(key: key, text: Self.displayText(value), number: Self.number(value))
         }
-    }
-
-    /// The line without its null fields (what the page shows; report.json keeps the line whole).
-    public var compactRaw: String {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(raw.utf8))) as? [String: Any] else { return raw }
-        let kept = object.filter { !($0.value is NSNull) }
-        guard let data = try? JSONSerialization.data(withJSONObject: kept, options: [.sortedKeys, .withoutEscapingSlashes]) else { return raw }
-        return String(decoding: data, as: UTF8.self)
+        shown = JSONText.write(object.filter { !($0.value is NSNull) && $0.key != "input" && $0.key != "outputs" })
     }
 
     /// The field's number, when it is one (not a Bool).
@@ -74,8 +70,7 @@ public struct RunLine: Sendable, Equatable {
             if isBool(number) { return number.boolValue ? "true" : "false" }
             return number.stringValue
         default:
-            let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-            return String(decoding: data, as: UTF8.self)
+            return JSONText.write(value)
         }
     }
 }

@@ -40,7 +40,7 @@ struct SingleFilePage {
         return url
     }
 
-    /// Every quoted relative file reference: attribute values and the cue blocks' sheet names.
+    /// Every quoted relative file reference in an attribute (storyboard sheets included: they are `<img>`s).
     static func references(in html: String) -> [String] {
         var found = Set<String>()
         for attribute in ["src=\"", "srcset=\"", "href=\"", "data-anim=\"", "data-poster=\"", "poster=\""] {
@@ -48,10 +48,6 @@ struct SingleFilePage {
                 let value = String(piece.prefix { $0 != "\"" })
                 if !value.isEmpty && !value.hasPrefix("#") && !value.contains(":") { found.insert(value) }
             }
-        }
-        for piece in html.components(separatedBy: "\"sheets\":[").dropFirst() {
-            let list = piece.prefix { $0 != "]" }
-            for name in list.split(separator: ",") { found.insert(name.trimmingCharacters(in: CharacterSet(charactersIn: "\""))) }
         }
         return found.sorted()
     }
