@@ -11,15 +11,15 @@ enum OutputPlan {
 
     /// Creates the output directory `path` (and its parents) if missing; an existing file there is an error.
     static func prepare(directory path: String) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
+        var isDirectory = false
+        if FileSystemPath.exists(path, isDirectory: &isDirectory) {
+            guard isDirectory else {
                 throw ClipKitError.outputFailed(path: path, reason: "is a file, but several outputs need a directory here")
             }
             return
         }
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            try FileSystemPath.createDirectories(path)
         } catch {
             throw ClipKitError.outputFailed(path: path, reason: "cannot create directory")
         }
@@ -27,8 +27,7 @@ enum OutputPlan {
 
     static func isDirectoryTarget(_ output: String) -> Bool {
         if output.hasSuffix("/") { return true }
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) && isDirectory.boolValue
+        return FileSystemPath.isDirectory(output)
     }
 
     /// Refuses an output that is one of the inputs.
@@ -46,6 +45,6 @@ enum OutputPlan {
 
     /// The path with `.`, `..` and links resolved.
     static func resolved(_ url: URL) -> String {
-        url.standardizedFileURL.resolvingSymlinksInPath().path
+        FileSystemPath.resolvingLinks(url.standardizedFileURL.path)
     }
 }
