@@ -77,14 +77,14 @@ struct InputRunner {
             let directoryMode = Self.isDirectoryMode(inputs)
             for input in inputs { destinations.append(destination(for: input, output: output, directoryMode: directoryMode)) }
             // Two inputs with one output name (a.mp4 and a.mov) would overwrite each other: refuse
-            // before anything runs.
-            var claimed: [String: URL] = [:]
+            // before anything runs. Names are compared as bytes (é and e + U+0301 are two files).
+            var claimed: [[UInt8]: URL] = [:]
             for (input, destination) in zip(inputs, destinations) where input.problem == nil {
                 let key = destination.standardizedFileURL.path
-                if let other = claimed[key] {
+                if let other = claimed[FileSystemPath.bytes(key)] {
                     throw ClipKitError.invalidOption(name: "-o", reason: "\(other.path) and \(input.url.path) would both be written to \(key); convert them in separate runs or rename one")
                 }
-                claimed[key] = input.url
+                claimed[FileSystemPath.bytes(key)] = input.url
             }
             if let shard = batch.shard {
                 let kept = inputs.indices.filter { shard.contains(inputs[$0].shardKey) }

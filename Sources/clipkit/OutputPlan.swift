@@ -37,14 +37,15 @@ enum OutputPlan {
 
     /// The same against inputs already resolved by `resolved(_:)` (a batch resolves them once,
     /// not once per output).
-    static func checkNotInput(_ destination: URL, resolvedInputs: Set<String>) throws {
+    static func checkNotInput(_ destination: URL, resolvedInputs: Set<[UInt8]>) throws {
         if resolvedInputs.contains(resolved(destination)) {
             throw ClipKitError.outputIsInput(path: destination.path)
         }
     }
 
-    /// The path with `.`, `..` and links resolved.
-    static func resolved(_ url: URL) -> String {
-        FileSystemPath.resolvingLinks(url.standardizedFileURL.path)
+    /// The bytes of the path with `.`, `..` and links resolved: compared as bytes, since Swift
+    /// strings that differ only in Unicode normalisation (é and e + U+0301) compare equal.
+    static func resolved(_ url: URL) -> [UInt8] {
+        FileSystemPath.bytes(FileSystemPath.resolvingLinks(url.standardizedFileURL.path))
     }
 }

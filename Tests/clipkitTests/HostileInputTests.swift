@@ -780,9 +780,11 @@ extension Hostile {
             #expect(lines.count == 1 && (lines.first?["input"] as? String)?.hasSuffix("/" + name) == true, "\(json.stdout)")
         }
 
-        /// Names that are not UTF-8, found by a scan: processed, and not collapsed into one output.
-        @Test func nonUTF8NamesAreReported() throws {
+        /// Names that are not UTF-8, found by a scan: processed, and not collapsed into one output
+        /// (FileNameBytesTests checks the bytes of names, outputs and JSON).
+        @Test func nonUTF8NamesAreConverted() throws {
             let dir = Fixture.scratchDirectory()
+            defer { FileSystemPath.removeTree(dir.path) }
             let media = dir.appendingPathComponent("media")
             try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
             let content = try Data(contentsOf: Self.clip)
@@ -793,14 +795,13 @@ extension Hostile {
                 _ = content.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
                 close(fd)
             }
-            // Paths travel as Swift strings, so such names cannot be opened; each is reported as
-            // its own failure (never silently skipped), and nothing is written for it.
             let run = try Spawn.clipkit(["thumb", "media", "-r", "-o", "out/", "--json"], in: dir)
             Self.expectQuick(run, "thumb -r")
-            #expect(run.exitStatus == 1, "\(run)")
+            #expect(run.exitStatus == 0, "\(run)")
             let lines = try Decoded.jsonLines(run.stdout)
-            #expect(lines.count == 2 && lines.allSatisfy { ($0["error"] as? String)?.contains("not valid UTF-8") == true }, "\(run.stdout)")
-            #expect(Tree.outputs(dir.appendingPathComponent("out")).isEmpty)
+            #expect(lines.count == 2 && lines.allSatisfy { $0["status"] as? String == "ok" && $0["input_bytes"] is String }, "\(run.stdout)")
+            #expect(Set((FileSystemPath.contents(of: dir.appendingPathComponent("out").path) ?? []).map(FileSystemPath.bytes))
+                == [[0xFF, 0xFE] + Array(".png".utf8), [0xFF, 0xFD] + Array(".png".utf8)])
         }
 
         /// Names starting with a dash work after `--`.
