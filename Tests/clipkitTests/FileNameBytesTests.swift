@@ -91,6 +91,40 @@ import Glibc
         #expect(tree.allSatisfy { !Scratch.shown($0).contains(".clipkit-") }, "\(tree.map(Scratch.shown))")
     }
 
+    /// GIF, WebP and MP4 (whose fast start re-opens the temp file by its name) and a poster from a
+    /// name that is not UTF-8, into an `-o` directory that is not UTF-8 either: each the same
+    /// bytes as from a plain name; then a GIF rebuilt from the exploded directory of such a name.
+    @Test func everyFormatPosterAndRebuild() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let stem: [UInt8] = [0x76, 0xFF], directory: [UInt8] = [0x6F, 0xFE]
+        try scratch.copy(Fixture.url("video/counter.mp4"), to: stem + Array(".mp4".utf8))
+        try scratch.copy(Fixture.url("video/counter.mp4"), to: Array("plain.mp4".utf8))
+        for (input, poster, output) in [(stem, stem, directory), (Array("plain".utf8), Array("plain".utf8), Array("plain-out".utf8))] {
+            let run = try RawRun.clipkit([Array("gif".utf8), input + Array(".mp4".utf8), Array("--format".utf8), Array("gif,webp,mp4".utf8),
+                                          Array("--poster".utf8), poster + Array("-poster.png".utf8), Array("-o".utf8), output + [0x2F]], in: scratch)
+            #expect(run.status == 0, "\(run)")
+        }
+        for suffix in [".gif", ".webp", ".mp4"] {
+            let ours = scratch.read(directory + [0x2F] + stem + Array(suffix.utf8))
+            #expect(ours != nil && ours == scratch.read(Array("plain-out/plain\(suffix)".utf8)), "\(suffix): \(scratch.tree().map(Scratch.shown))")
+        }
+        let poster = scratch.read(stem + Array("-poster.png".utf8))
+        #expect(poster != nil && poster == scratch.read(Array("plain-poster.png".utf8)))
+
+        let gif: [UInt8] = stem + Array(".gif".utf8)
+        try scratch.copy(Fixture.url("gif/loop_zero.gif"), to: gif)
+        #expect(try RawRun.clipkit([Array("explode".utf8), gif], in: scratch).status == 0)
+        let rebuilt: [UInt8] = stem + Array("-rebuilt.gif".utf8)
+        let run = try RawRun.clipkit([Array("gif".utf8), stem + Array(".frames/frames.json".utf8), Array("-o".utf8), rebuilt], in: scratch)
+        #expect(run.status == 0, "\(run)")
+        let data = try #require(scratch.read(rebuilt))
+        let copy = scratch.url.appendingPathComponent("rebuilt-copy.gif")
+        try data.write(to: copy)
+        #expect(try Decoded.gif(copy).delays.count == 3)
+        #expect(scratch.tree().allSatisfy { !Scratch.shown($0).contains(".clipkit-") })
+    }
+
     /// `-o` naming a file that is not UTF-8, from a plain input.
     @Test func nonUTF8OutputName() throws {
         let scratch = Scratch()
