@@ -69,7 +69,7 @@ struct InputRunner {
         var ignored = 0
         try Self.validate {
             var scanner = InputScanner(recursive: batch.recursive, followLinks: batch.followLinks)
-            if let output { scanner.excluded = [URL(fileURLWithPath: output).standardizedFileURL.path] }
+            if let output { scanner.excluded = [FileSystemPath.bytes(URL(fileURLWithPath: output).standardizedFileURL.path)] }
             let scan = scanner.scan(paths)
             inputs = scan.inputs
             ignored = scan.ignored

@@ -46,8 +46,9 @@ struct InputScanner {
     var followLinks = false
     var deadline = Deadline.none
     /// Directories not searched: the output directory when it lies inside an input directory,
-    /// so a rerun does not take last run's outputs for inputs.
-    var excluded: Set<String> = []
+    /// so a rerun does not take last run's outputs for inputs. Their bytes: Swift strings that
+    /// differ only in Unicode normalisation compare equal, and those are two directories.
+    var excluded: Set<[UInt8]> = []
 
     /// Files stay as given (checked later, one error each). A directory gives the media files in
     /// it, sorted by name: those named as videos or GIFs (one that does not open is that input's
@@ -99,9 +100,12 @@ struct InputScanner {
     }
 
     /// The visible entries of a directory, sorted, in their lossless form (names that are not
-    /// UTF-8 included: see `FileSystemPath`).
+    /// UTF-8 included: see `FileSystemPath`). Names equal as Swift strings (é composed and
+    /// decomposed) are ordered by their bytes, whatever order readdir gave.
     static func entries(of path: String) -> [String] {
-        (FileSystemPath.contents(of: path) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+        (FileSystemPath.contents(of: path) ?? []).filter { $0.utf8.first != UInt8(ascii: ".") }.sorted {
+            $0 < $1 || (!($1 < $0) && FileSystemPath.bytes($0).lexicographicallyPrecedes(FileSystemPath.bytes($1)))
+        }
     }
 
     /// Deeper trees than this are not searched (a loop through links, were they followed).
@@ -120,12 +124,12 @@ struct InputScanner {
             let isLink = link.st_mode & S_IFMT == S_IFLNK
             switch target.st_mode & S_IFMT {
             case S_IFDIR:
-                if excluded.contains(url.standardizedFileURL.path) { continue }
+                if excluded.contains(FileSystemPath.bytes(url.standardizedFileURL.path)) { continue }
                 if !isLink || followLinks { directories.append(name) }
             case S_IFREG:
                 if isLink && !followLinks {
                     let real = FileSystemPath.resolvingLinks(url.path)
-                    guard real.hasPrefix(walk.root + "/") else { continue }
+                    guard FileSystemPath.bytes(real).starts(with: FileSystemPath.bytes(walk.root) + [0x2F]) else { continue }
                 }
                 guard walk.files.insert([UInt64(target.st_dev), UInt64(target.st_ino)]).inserted else { continue }
                 if MediaProbe.kind(of: url) == .other {
