@@ -154,7 +154,8 @@ import Glibc
         let video = Fixture.url("video/counter.mp4"), gif = Fixture.url("gif/loop_zero.gif")
         let names: [([UInt8], URL)] = [
             (Array("plain.mp4".utf8), video),
-            ([0xFF] + Array(".mp4".utf8), video),                           // not UTF-8
+            ([0xFF, 0xFE] + Array(".mp4".utf8), video),                     // not UTF-8, and two names that
+            ([0xFF, 0xFD] + Array(".mp4".utf8), video),                     // a lossy decoding makes one
             (Array("caf".utf8) + [0xE9] + Array(".mp4".utf8), video),       // Latin-1
             (Array("new\nline.mp4".utf8), video),                           // a newline
             (Array("q\"".utf8) + [0xC3] + Array(".gif".utf8), gif),         // a quote and a cut sequence
@@ -168,7 +169,7 @@ import Glibc
         for (name, source) in names { try scratch.copy(source, to: Array("media/".utf8) + name) }
         let run = try RawRun.clipkit(["thumb", "media", "-r", "-o", "out", "--json"].map { Array($0.utf8) }, in: scratch)
         #expect(run.status == 0, "\(run)")
-        #expect(run.stderr.isEmpty || String(decoding: run.stderr, as: UTF8.self).hasPrefix("clipkit: 11 done"), "\(run)")
+        #expect(run.stderr.isEmpty || String(decoding: run.stderr, as: UTF8.self).hasPrefix("clipkit: 12 done"), "\(run)")
 
         let lines = run.jsonLines
         let inputs = lines.compactMap { Self.bytes($0, "input") }
