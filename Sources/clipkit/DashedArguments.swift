@@ -1,5 +1,6 @@
 // Refuses an argument that starts with a dash but is no option of its command (a file named `-x.mp4`).
 import ArgumentParser
+import ClipKit
 import Foundation
 
 /// The argument parser reads `-dash.mp4` as a cluster of short options (`-h` among them prints
@@ -27,7 +28,7 @@ enum DashedArguments {
                 known = !argument.contains("=") && letters.allSatisfy { names.short.contains(String($0)) }
                 if known, let last = letters.last, names.takesValue.contains("-\(last)") { index += 1 }
             }
-            if !known || FileManager.default.fileExists(atPath: argument) {
+            if !known || FileSystemPath.exists(argument) {
                 let reason = known ? "is an option of \(command) and also a file here" : "is not an option of \(command)"
                 return "clipkit: \(argument): \(reason); for a file of that name write `clipkit \(command) -- \(argument)`"
             }

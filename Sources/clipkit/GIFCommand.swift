@@ -210,8 +210,7 @@ struct GIFCommand: ParsableCommand {
                 throw ClipKitError.invalidOption(name: "--delay", reason: "give --delay or --fps, not both")
             }
             if poster != nil {
-                var isDirectory: ObjCBool = false
-                let directoryInput = FileManager.default.fileExists(atPath: inputs[0], isDirectory: &isDirectory) && isDirectory.boolValue
+                let directoryInput = FileSystemPath.isDirectory(inputs[0])
                 guard case .videos = job, inputs.count == 1, !directoryInput else {
                     throw ClipKitError.invalidOption(name: "--poster", reason: "takes one video input (the poster of its GIF)")
                 }

@@ -25,8 +25,7 @@ extension GIFCommand {
             guard format == nil else {
                 throw ClipKitError.invalidOption(name: "--format", reason: "give several -o files or --format, not both")
             }
-            var isDirectory: ObjCBool = false
-            let directoryInput = FileManager.default.fileExists(atPath: inputs[0], isDirectory: &isDirectory) && isDirectory.boolValue
+            let directoryInput = FileSystemPath.isDirectory(inputs[0])
             guard case .videos = job, inputs.count == 1, !directoryInput else {
                 throw ClipKitError.invalidOption(name: "-o", reason: "several -o files take one video input (its outputs in several formats)")
             }

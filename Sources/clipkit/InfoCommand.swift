@@ -112,7 +112,13 @@ struct InfoCommand: ParsableCommand {
 
     static func jsonLine(_ fields: [(String, Any?)]) -> String {
         var object: [String: Any] = [:]
-        for (key, value) in fields { object[key] = value ?? NSNull() }
+        for (key, value) in fields {
+            switch (key, value) {
+            case ("input", let path as String): object.merge(FileSystemPath.jsonFields("input", path)) { _, new in new }
+            case ("error", let message as String): object[key] = FileSystemPath.display(message)
+            default: object[key] = value ?? NSNull()
+            }
+        }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
@@ -120,7 +126,7 @@ struct InfoCommand: ParsableCommand {
     static func text(_ fields: [(String, Any?)]) -> String {
         let value = { (key: String) -> Any? in fields.first { $0.0 == key }?.1 ?? nil }
         let show = { (v: Any?) -> String in v.map { "\($0)" } ?? "unknown" }
-        var lines = [show(value("input"))]
+        var lines = [InputRunner.oneLine(FileSystemPath.display(show(value("input"))))]
         if value("kind") as? String == "gif" {
             lines.append("  GIF \(show(value("width")))x\(show(value("height"))), \(show(value("frame_count"))) frames (\(show(value("image_count"))) images)")
             let loop = (value("loop_count") as? Int).map { $0 == 0 ? "loops forever" : "loop count \($0)" } ?? "no loop extension (plays once)"

@@ -34,7 +34,7 @@ struct InputRunner {
     /// (explode, storyboard: `-o` is the output directory itself). Without `-o`, the current directory.
     func destination(for input: BatchInput, output: String?, directoryMode: Bool) -> URL {
         let name = input.url.deletingPathExtension().lastPathComponent + "." + (outputExtension ?? directoryExtension)
-        var base = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        var base = URL(fileURLWithPath: FileSystemPath.currentDirectory, isDirectory: true)
         if let output {
             if !directoryMode && (outputExtension == nil || !OutputPlan.isDirectoryTarget(output)) {
                 return URL(fileURLWithPath: output, isDirectory: outputExtension == nil)
@@ -48,10 +48,9 @@ struct InputRunner {
     /// Refuses `-o clip.gif` for several GIFs: named like the output file, it is surely not meant as
     /// a directory (an existing directory of that name is used as it is).
     static func checkDirectoryName(_ output: String, outputExtension: String?) throws {
-        var isDirectory: ObjCBool = false
         guard let outputExtension, !output.hasSuffix("/"),
               URL(fileURLWithPath: output).pathExtension.lowercased() == outputExtension,
-              !(FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) && isDirectory.boolValue) else { return }
+              !FileSystemPath.isDirectory(output) else { return }
         throw ClipKitError.invalidOption(name: "-o", reason: "several inputs need a directory, but \(output) is named like a .\(outputExtension) file; give a directory")
     }
 
@@ -70,7 +69,7 @@ struct InputRunner {
         var ignored = 0
         try Self.validate {
             var scanner = InputScanner(recursive: batch.recursive, followLinks: batch.followLinks)
-            if let output { scanner.excluded = [URL(fileURLWithPath: output).standardizedFileURL.path] }
+            if let output { scanner.excluded = [FileSystemPath.bytes(URL(fileURLWithPath: output).standardizedFileURL.path)] }
             let scan = scanner.scan(paths)
             inputs = scan.inputs
             ignored = scan.ignored
@@ -78,14 +77,14 @@ struct InputRunner {
             let directoryMode = Self.isDirectoryMode(inputs)
             for input in inputs { destinations.append(destination(for: input, output: output, directoryMode: directoryMode)) }
             // Two inputs with one output name (a.mp4 and a.mov) would overwrite each other: refuse
-            // before anything runs.
-            var claimed: [String: URL] = [:]
+            // before anything runs. Names are compared as bytes (é and e + U+0301 are two files).
+            var claimed: [[UInt8]: URL] = [:]
             for (input, destination) in zip(inputs, destinations) where input.problem == nil {
                 let key = destination.standardizedFileURL.path
-                if let other = claimed[key] {
+                if let other = claimed[FileSystemPath.bytes(key)] {
                     throw ClipKitError.invalidOption(name: "-o", reason: "\(other.path) and \(input.url.path) would both be written to \(key); convert them in separate runs or rename one")
                 }
-                claimed[key] = input.url
+                claimed[FileSystemPath.bytes(key)] = input.url
             }
             if let shard = batch.shard {
                 let kept = inputs.indices.filter { shard.contains(inputs[$0].shardKey) }
@@ -111,7 +110,7 @@ struct InputRunner {
             var fingerprint = FingerprintSource.hashingInput(options: fingerprintOptions)
             // Up to date: every output records the fingerprint of these input bytes and options.
             // Only then is the input hashed up front (the hash is reused if it is not).
-            if !force, outputs.allSatisfy({ FileManager.default.fileExists(atPath: $0.path) }) {
+            if !force, outputs.allSatisfy({ FileSystemPath.exists($0.path) }) {
                 let expected = Fingerprint(contentHash: try ContentHash.ofFile(input.url, deadline: limits.started().deadline),
                                            options: fingerprintOptions)
                 if outputs.allSatisfy({ Fingerprint.recorded(in: $0) == expected }) {
@@ -120,7 +119,7 @@ struct InputRunner {
                 fingerprint = .known(expected)
             }
             if !input.relativeDirectory.isEmpty {
-                try? FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try? FileSystemPath.createDirectories(destination.deletingLastPathComponent().path)
             }
             var report = try job(input, destination, fingerprint)
             report.input = input.url.path
@@ -155,16 +154,17 @@ struct InputRunner {
     }
 
     /// One line on stderr, whatever the text holds: control characters (a newline in a file
-    /// name) are escaped, so each failure stays one line.
+    /// name) and bytes of names that are not UTF-8 are escaped, so each failure stays one line.
     static func printError(_ text: String) {
-        FileHandle.standardError.write(Data("clipkit: \(oneLine(text))\n".utf8))
+        FileHandle.standardError.write(Data("clipkit: \(oneLine(FileSystemPath.display(text)))\n".utf8))
     }
 
     /// Damage an input was decoded around, one line each. --quiet silences progress, not this:
     /// a damaged input is always reported.
     static func printWarnings(_ warnings: [String], for input: URL) {
         for warning in warnings {
-            FileHandle.standardError.write(Data("clipkit: warning: \(oneLine(StandardStreams.shown(input.path))): \(oneLine(warning))\n".utf8))
+            let name = FileSystemPath.display(StandardStreams.shown(input.path))
+            FileHandle.standardError.write(Data("clipkit: warning: \(oneLine(name)): \(oneLine(FileSystemPath.display(warning)))\n".utf8))
         }
     }
 

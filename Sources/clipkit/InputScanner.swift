@@ -46,8 +46,9 @@ struct InputScanner {
     var followLinks = false
     var deadline = Deadline.none
     /// Directories not searched: the output directory when it lies inside an input directory,
-    /// so a rerun does not take last run's outputs for inputs.
-    var excluded: Set<String> = []
+    /// so a rerun does not take last run's outputs for inputs. Their bytes: Swift strings that
+    /// differ only in Unicode normalisation compare equal, and those are two directories.
+    var excluded: Set<[UInt8]> = []
 
     /// Files stay as given (checked later, one error each). A directory gives the media files in
     /// it, sorted by name: those named as videos or GIFs (one that does not open is that input's
@@ -62,14 +63,13 @@ struct InputScanner {
         var result = ScanResult()
         var inputs: [BatchInput] = []
         for path in paths {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            guard FileSystemPath.isDirectory(path) else {
                 var input = BatchInput(url: URL(fileURLWithPath: path))
                 input.given = path
                 inputs.append(input)
                 continue
             }
-            var walk = Walk(root: URL(fileURLWithPath: path, isDirectory: true).resolvingSymlinksInPath().path)
+            var walk = Walk(root: FileSystemPath.resolvingLinks(path))
             let found: [BatchInput]
             do {
                 found = try scan(URL(fileURLWithPath: path, isDirectory: true), relative: "", walk: &walk, depth: 0)
@@ -99,22 +99,13 @@ struct InputScanner {
         var ignored = 0
     }
 
-    /// The visible entries of a directory, sorted, read with readdir so that names which are not
-    /// UTF-8 are seen too (as lossy names, second list) instead of vanishing.
-    static func entries(of path: String) -> (names: [String], notUTF8: [String]) {
-        guard let stream = opendir(path) else { return ([], []) }
-        defer { closedir(stream) }
-        var names: [String] = [], lossy: [String] = []
-        while let entry = readdir(stream) {
-            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
-            guard let first = bytes.first, first != UInt8(ascii: ".") else { continue }
-            if let name = String(validating: bytes, as: UTF8.self) {
-                names.append(name)
-            } else {
-                lossy.append(String(decoding: bytes, as: UTF8.self))
-            }
+    /// The visible entries of a directory, sorted, in their lossless form (names that are not
+    /// UTF-8 included: see `FileSystemPath`). Names equal as Swift strings (é composed and
+    /// decomposed) are ordered by their bytes, whatever order readdir gave.
+    static func entries(of path: String) -> [String] {
+        (FileSystemPath.contents(of: path) ?? []).filter { $0.utf8.first != UInt8(ascii: ".") }.sorted {
+            $0 < $1 || (!($1 < $0) && FileSystemPath.bytes($0).lexicographicallyPrecedes(FileSystemPath.bytes($1)))
         }
-        return (names.sorted(), lossy.sorted())
     }
 
     /// Deeper trees than this are not searched (a loop through links, were they followed).
@@ -123,29 +114,22 @@ struct InputScanner {
     private func scan(_ directory: URL, relative: String, walk: inout Walk, depth: Int) throws -> [BatchInput] {
         try deadline.check(directory.path)
         var info = stat()
-        guard stat(directory.path, &info) == 0, walk.directories.insert([UInt64(info.st_dev), UInt64(info.st_ino)]).inserted,
+        guard stat(FileSystemPath.cString(directory.path), &info) == 0, walk.directories.insert([UInt64(info.st_dev), UInt64(info.st_ino)]).inserted,
               depth <= Self.maxDepth else { return [] }
-        let (names, unnamed) = Self.entries(of: directory.path)
         var files: [BatchInput] = [], directories: [String] = []
-        // A name that is not UTF-8 cannot be handed on as a path: reported, not silently skipped.
-        for lossy in unnamed {
-            files.append(BatchInput(url: directory.appendingPathComponent(lossy), relativeDirectory: relative,
-                                    problem: .unreadable(path: directory.appendingPathComponent(lossy).path,
-                                                         reason: "its name is not valid UTF-8; rename it"), fromDirectory: true))
-        }
-        for name in names {
+        for name in Self.entries(of: directory.path) {
             let url = directory.appendingPathComponent(name)
             var link = stat(), target = stat()
-            guard lstat(url.path, &link) == 0, stat(url.path, &target) == 0 else { continue }
+            guard lstat(FileSystemPath.cString(url.path), &link) == 0, stat(FileSystemPath.cString(url.path), &target) == 0 else { continue }
             let isLink = link.st_mode & S_IFMT == S_IFLNK
             switch target.st_mode & S_IFMT {
             case S_IFDIR:
-                if excluded.contains(url.standardizedFileURL.path) { continue }
+                if excluded.contains(FileSystemPath.bytes(url.standardizedFileURL.path)) { continue }
                 if !isLink || followLinks { directories.append(name) }
             case S_IFREG:
                 if isLink && !followLinks {
-                    let real = url.resolvingSymlinksInPath().path
-                    guard real.hasPrefix(walk.root + "/") else { continue }
+                    let real = FileSystemPath.resolvingLinks(url.path)
+                    guard FileSystemPath.bytes(real).starts(with: FileSystemPath.bytes(walk.root) + [0x2F]) else { continue }
                 }
                 guard walk.files.insert([UInt64(target.st_dev), UInt64(target.st_ino)]).inserted else { continue }
                 if MediaProbe.kind(of: url) == .other {

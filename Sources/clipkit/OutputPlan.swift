@@ -11,15 +11,15 @@ enum OutputPlan {
 
     /// Creates the output directory `path` (and its parents) if missing; an existing file there is an error.
     static func prepare(directory path: String) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
+        var isDirectory = false
+        if FileSystemPath.exists(path, isDirectory: &isDirectory) {
+            guard isDirectory else {
                 throw ClipKitError.outputFailed(path: path, reason: "is a file, but several outputs need a directory here")
             }
             return
         }
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            try FileSystemPath.createDirectories(path)
         } catch {
             throw ClipKitError.outputFailed(path: path, reason: "cannot create directory")
         }
@@ -27,8 +27,7 @@ enum OutputPlan {
 
     static func isDirectoryTarget(_ output: String) -> Bool {
         if output.hasSuffix("/") { return true }
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) && isDirectory.boolValue
+        return FileSystemPath.isDirectory(output)
     }
 
     /// Refuses an output that is one of the inputs.
@@ -38,14 +37,15 @@ enum OutputPlan {
 
     /// The same against inputs already resolved by `resolved(_:)` (a batch resolves them once,
     /// not once per output).
-    static func checkNotInput(_ destination: URL, resolvedInputs: Set<String>) throws {
+    static func checkNotInput(_ destination: URL, resolvedInputs: Set<[UInt8]>) throws {
         if resolvedInputs.contains(resolved(destination)) {
             throw ClipKitError.outputIsInput(path: destination.path)
         }
     }
 
-    /// The path with `.`, `..` and links resolved.
-    static func resolved(_ url: URL) -> String {
-        url.standardizedFileURL.resolvingSymlinksInPath().path
+    /// The bytes of the path with `.`, `..` and links resolved: compared as bytes, since Swift
+    /// strings that differ only in Unicode normalisation (é and e + U+0301) compare equal.
+    static func resolved(_ url: URL) -> [UInt8] {
+        FileSystemPath.bytes(FileSystemPath.resolvingLinks(url.standardizedFileURL.path))
     }
 }

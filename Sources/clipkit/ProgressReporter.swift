@@ -18,7 +18,7 @@ struct ProgressReporter: Sendable {
         let start = Date()
         return { done, total in
             let elapsed = Date().timeIntervalSince(start)
-            var line = "\r\(name): \(done)"
+            var line = "\r\(InputRunner.oneLine(FileSystemPath.display(name))): \(done)"
             if let total, total > 0 {
                 let fraction = min(1, Double(done) / Double(total))
                 let filled = Int(fraction * 24)
@@ -54,7 +54,7 @@ struct ProgressReporter: Sendable {
         guard enabled else { return }
         if isTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         let line = String(format: "%@: %d frames, %.2fs, %dx%d, %@%@, %.2fs\n",
-                          url.path, frames, duration, width, height, Self.bytes(bytes), extra, seconds)
+                          InputRunner.oneLine(FileSystemPath.display(url.path)), frames, duration, width, height, Self.bytes(bytes), extra, seconds)
         FileHandle.standardError.write(Data(line.utf8))
     }
 

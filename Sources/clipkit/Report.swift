@@ -50,9 +50,10 @@ struct Report: Sendable, Equatable {
         var json: [String: Any] {
             func rounded(_ value: Double) -> Double { (value * 10000).rounded() / 10000 }
             let milliseconds = max((score.time * 1000 - 1e-6).rounded(.up), 0)  // (never -0)
-            return ["output": output, "time": milliseconds / 1000, "score": rounded(score.score),
+            let fields: [String: Any] = ["time": milliseconds / 1000, "score": rounded(score.score),
                     "sharpness": rounded(score.sharpness), "detail": rounded(score.detail),
                     "colourfulness": rounded(score.colourfulness), "stability": rounded(score.stability), "blank": score.isBlank]
+            return fields.merging(FileSystemPath.jsonFields("output", output)) { first, _ in first }
         }
     }
 
@@ -72,17 +73,20 @@ struct Report: Sendable, Equatable {
     }
 
     /// One line of JSON, keys sorted; every key is always present (null when unknown), so `jq`
-    /// filters need no guards.
+    /// filters need no guards. A path that is not UTF-8 adds `input_bytes` or `outputs_bytes`
+    /// (`FileSystemPath.jsonFields`); messages show its bytes as `\xFF`.
     func jsonLine() -> String {
-        let fields: [String: Any] = [
-            "schema": Self.schema, "input": input, "outputs": outputs, "status": status.rawValue,
-            "error": error ?? NSNull(), "reason": reason ?? NSNull(), "shard": shard ?? NSNull(),
+        var fields: [String: Any] = [
+            "schema": Self.schema, "status": status.rawValue,
+            "error": error.map(FileSystemPath.display) ?? NSNull(), "reason": reason ?? NSNull(), "shard": shard ?? NSNull(),
             "frames": frames ?? NSNull(), "duration_ms": durationMs ?? NSNull(), "width": width ?? NSNull(),
             "height": height ?? NSNull(), "bytes": bytes ?? NSNull(), "seconds": (seconds * 1000).rounded() / 1000,
             "ssim": ssim ?? NSNull(), "ssimulacra2": ssimulacra2 ?? NSNull(), "ssimulacra2_p5": ssimulacra2P5 ?? NSNull(),
             "duration_error_ms": durationErrorMs ?? NSNull(), "settings": settings ?? NSNull(),
             "picks": picks.map { $0.map(\.json) } ?? NSNull(),
         ]
+        fields.merge(FileSystemPath.jsonFields("input", input)) { first, _ in first }
+        fields.merge(FileSystemPath.jsonFields("outputs", outputs)) { first, _ in first }
         return Self.jsonLine(fields)
     }
 

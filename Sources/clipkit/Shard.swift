@@ -38,8 +38,8 @@ struct Shard: Sendable, Equatable, CustomStringConvertible {
 
     /// True when the input with this relative path is in this shard.
     func contains(_ relativePath: String) -> Bool {
-        // The first 64 bits of libavutil's murmur3 of the path, as hex, modulo the count.
-        let hash = UInt64(ContentHash.ofText(relativePath).prefix(16), radix: 16) ?? 0
+        // The first 64 bits of libavutil's murmur3 of the path's bytes, as hex, modulo the count.
+        let hash = UInt64(ContentHash.ofBytes(FileSystemPath.bytes(relativePath)).prefix(16), radix: 16) ?? 0
         return Int(hash % UInt64(count)) == index - 1
     }
 }

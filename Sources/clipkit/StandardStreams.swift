@@ -1,4 +1,5 @@
 // `-` as an input (standard input) and `-o -` (the output to standard output), for pipes.
+import ClipKit
 import Foundation
 import ClipKit
 
@@ -103,9 +104,10 @@ final class StandardStreams {
         defer { removeDirectory() }
         guard let outputDirectory, savedStdout >= 0 else { return status }
         guard status == 0 else { return status }
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: outputDirectory)) ?? []).filter { !$0.hasPrefix(".") }
-        guard names.count == 1, let data = FileManager.default.contents(atPath: outputDirectory + names[0]) else {
-            Self.say("clipkit: -o -: standard output takes one output, but this run wrote \(names.count) (\(names.sorted().joined(separator: ", "))); write them to files instead")
+        let names = (FileSystemPath.contents(of: outputDirectory) ?? []).filter { !$0.hasPrefix(".") }
+        guard names.count == 1, let handle = FileSystemPath.handleForReading(outputDirectory + names[0]),
+              let data = try? handle.readToEnd() ?? Data() else {
+            Self.say("clipkit: -o -: standard output takes one output, but this run wrote \(names.count) (\(FileSystemPath.display(names.sorted().joined(separator: ", ")))); write them to files instead")
             return 2
         }
         var offset = 0
@@ -122,7 +124,7 @@ final class StandardStreams {
     }
 
     private func removeDirectory() {
-        if let directory { try? FileManager.default.removeItem(atPath: directory) }
+        if let directory { FileSystemPath.removeTree(directory) }
         directory = nil
     }
 

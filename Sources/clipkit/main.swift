@@ -25,13 +25,15 @@ if let now = getenv("LD_BIND_NOW"), now.pointee != 0 {
 
 let signalSources = Signals.installCleanup()
 defer { withExtendedLifetime(signalSources) {} }
-if let problem = DashedArguments.problem(in: Array(CommandLine.arguments.dropFirst())) {
-    FileHandle.standardError.write(Data((problem + "\n").utf8))
+// From the raw argv: CommandLine.arguments replaces bytes that are not UTF-8 (a file name) with U+FFFD.
+let arguments = (1..<Int(CommandLine.argc)).map { FileSystemPath.string(cString: CommandLine.unsafeArgv[$0]!) }
+if let problem = DashedArguments.problem(in: arguments) {
+    FileHandle.standardError.write(Data((FileSystemPath.display(problem) + "\n").utf8))
     Foundation.exit(2)
 }
 let streams: StandardStreams
 do {
-    streams = try StandardStreams(arguments: Array(CommandLine.arguments.dropFirst()))
+    streams = try StandardStreams(arguments: arguments)
 } catch {
     FileHandle.standardError.write(Data((error.message + "\n").utf8))
     Foundation.exit(error.status)
@@ -47,6 +49,6 @@ do {
     if code == .success {
         Clipkit.exit(withError: error)
     }
-    FileHandle.standardError.write(Data((Clipkit.fullMessage(for: error) + "\n").utf8))
+    FileHandle.standardError.write(Data((FileSystemPath.display(Clipkit.fullMessage(for: error)) + "\n").utf8))
     Foundation.exit(streams.finish(status: 2))
 }

@@ -141,29 +141,6 @@ extension Hostile {
             #expect(lines.count == 1 && (lines.first?["input"] as? String)?.hasSuffix("/" + name) == true, "\(json.stdout)")
         }
 
-        /// Names that are not UTF-8, found by a scan: processed, and not collapsed into one output.
-        @Test func nonUTF8NamesAreReported() throws {
-            let dir = Fixture.scratchDirectory()
-            let media = dir.appendingPathComponent("media")
-            try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
-            let content = try Data(contentsOf: Self.clip)
-            for bytes: [UInt8] in [[0xFF, 0xFE], [0xFF, 0xFD]] {
-                let path = Array(media.path.utf8) + [UInt8(ascii: "/")] + bytes + Array(".mp4".utf8) + [0]
-                let fd = path.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_WRONLY | O_CREAT | O_EXCL, 0o644) }
-                try #require(fd >= 0)
-                _ = content.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                close(fd)
-            }
-            // Paths travel as Swift strings, so such names cannot be opened; each is reported as
-            // its own failure (never silently skipped), and nothing is written for it.
-            let run = try Spawn.clipkit(["thumb", "media", "-r", "-o", "out/", "--json"], in: dir)
-            Self.expectQuick(run, "thumb -r")
-            #expect(run.exitStatus == 1, "\(run)")
-            let lines = try Decoded.jsonLines(run.stdout)
-            #expect(lines.count == 2 && lines.allSatisfy { ($0["error"] as? String)?.contains("not valid UTF-8") == true }, "\(run.stdout)")
-            #expect(Tree.outputs(dir.appendingPathComponent("out")).isEmpty)
-        }
-
         /// Names starting with a dash work after `--`.
         @Test(arguments: [("thumb", "-o.mp4", "out/-o.png"), ("gif", "-o.mp4", "out/-o.gif"),
                           ("gif", "--help.gif", "out/--help.gif"), ("explode", "--help.gif", "out/--help.frames/frames.json")])

@@ -18,7 +18,8 @@ struct FinishedAnimation: Sendable {
     /// The result with the bytes of the committed file (its fingerprint included).
     var committedResult: AnimationResult {
         var committed = result
-        if let size = try? FileManager.default.attributesOfItem(atPath: result.url.path)[.size] as? Int { committed.bytes = size }
+        var info = stat()
+        if stat(FileSystemPath.cString(result.url.path), &info) == 0 { committed.bytes = Int(info.st_size) }
         return committed
     }
 }

@@ -34,7 +34,7 @@ final class OutputFormatContext {
         allocated.pointee.flags |= AVFMT_FLAG_BITEXACT | AVFMT_FLAG_CUSTOM_IO
         // mov's fast start re-reads what it wrote by opening the URL itself: the temp file.
         av_freep(&allocated.pointee.url)
-        allocated.pointee.url = av_strdup("file:" + sink.file.temporaryPath)
+        allocated.pointee.url = av_strdup(FileSystemPath.cString("file:" + sink.file.temporaryPath))
 
         let bufferSize: Int32 = 1 << 16
         guard let buffer = av_malloc(Int(bufferSize))?.assumingMemoryBound(to: UInt8.self) else {

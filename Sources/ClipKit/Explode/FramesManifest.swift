@@ -166,7 +166,7 @@ public struct FramesManifest: Codable, Equatable, Sendable {
         let path = url.path
         try InputFile.check(path)
         // Read through a FileHandle: Data(contentsOf:) leaked its buffer under the fuzzer.
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        guard let handle = FileSystemPath.handleForReading(path) else {
             throw ClipKitError.unreadable(path: path, reason: String(cString: strerror(errno)))
         }
         defer { try? handle.close() }
@@ -223,7 +223,7 @@ public struct FramesManifest: Codable, Equatable, Sendable {
             }
             let file = directory.appendingPathComponent(frame.file).path
             var info = stat()
-            guard lstat(file, &info) == 0 else { throw bad("\(name) is listed but \(file) does not exist") }
+            guard lstat(FileSystemPath.cString(file), &info) == 0 else { throw bad("\(name) is listed but \(file) does not exist") }
             // A link could point at any PNG on the machine: frames must be the directory's own files.
             guard info.st_mode & S_IFMT == S_IFREG else { throw bad("\(name): \(file) is not a regular file") }
         }

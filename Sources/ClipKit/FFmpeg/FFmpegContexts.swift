@@ -23,7 +23,7 @@ final class FormatContext {
         context.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(cell).toOpaque()
         var opened: UnsafeMutablePointer<AVFormatContext>? = context
         // On failure avformat_open_input frees the context itself.
-        let status = avformat_open_input(&opened, path, nil, nil)
+        let status = avformat_open_input(&opened, FileSystemPath.cString(path), nil, nil)
         guard status >= 0, let opened else {
             try deadline.check(path)
             throw ClipKitError.notMedia(path: path, reason: ffmpegMessage(status))

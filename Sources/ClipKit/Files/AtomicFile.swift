@@ -17,11 +17,10 @@ final class AtomicFile {
         self.destination = destination
         self.budget = budget
         let directory = destination.deletingLastPathComponent().path
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: destination.path, isDirectory: &isDirectory), isDirectory.boolValue {
+        if FileSystemPath.isDirectory(destination.path) {
             throw ClipKitError.outputFailed(path: destination.path, reason: "is a directory")
         }
-        if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue {
+        if !FileSystemPath.isDirectory(directory) {
             throw ClipKitError.outputFailed(path: destination.path, reason: "directory \(directory) does not exist")
         }
         guard let (fd, path) = TempFileRegistry.shared.makeFile(template: directory + "/" + Self.temporaryName(for: destination.lastPathComponent)) else {
@@ -72,7 +71,7 @@ final class AtomicFile {
         done = true
         if Glibc.close(fileDescriptor) != 0 {
             let reason = String(cString: strerror(errno))
-            unlink(temporaryPath)
+            unlink(FileSystemPath.cString(temporaryPath))
             TempFileRegistry.shared.remove(temporaryPath)
             throw ClipKitError.outputFailed(path: destination.path, reason: reason)
         }
@@ -86,7 +85,7 @@ final class AtomicFile {
         done = true
         if fileDescriptor >= 0 { close(fileDescriptor) }
         fileDescriptor = -1
-        unlink(temporaryPath)
+        unlink(FileSystemPath.cString(temporaryPath))
         TempFileRegistry.shared.remove(temporaryPath)
     }
 

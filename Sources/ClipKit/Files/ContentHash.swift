@@ -21,7 +21,7 @@ public enum ContentHash {
 
     static func ofFile(_ url: URL, deadline: Deadline, cancelled: () -> Bool) throws -> String {
         let path = url.path
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = open(FileSystemPath.cString(path), O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw error(path, errno) }
         defer { close(fd) }
         var info = stat()
@@ -57,8 +57,8 @@ public enum ContentHash {
         ofBytes(Array(text.utf8))
     }
 
-    /// The hash of `bytes`, as hex.
-    static func ofBytes(_ bytes: [UInt8]) -> String {
+    /// The hash of `bytes`, as hex (a file name's bytes, which need not be UTF-8).
+    public static func ofBytes(_ bytes: [UInt8]) -> String {
         // murmur3 is compiled into every libavutil; a failure here is a broken installation.
         guard let hash = try? HashContext(path: "options") else { return "0" }
         hash.update(bytes[...])

@@ -37,9 +37,9 @@ public struct Fingerprint: Sendable, Hashable, CustomStringConvertible {
     /// storyboard directory (whose manifest must list only files that are there); nil when there is none
     /// or the output is incomplete. Reads a few hundred bytes of a PNG or GIF.
     public static func recorded(in output: URL) -> Fingerprint? {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: output.path, isDirectory: &isDirectory) else { return nil }
-        if isDirectory.boolValue { return OutputDirectoryKind.all.lazy.compactMap { $0.recordedFingerprint(output) }.first }
+        var isDirectory = false
+        guard FileSystemPath.exists(output.path, isDirectory: &isDirectory) else { return nil }
+        if isDirectory { return OutputDirectoryKind.all.lazy.compactMap { $0.recordedFingerprint(output) }.first }
         guard let tail = tail(of: output, bytes: 512) else { return nil }
         return fromPNG(tail) ?? fromGIF(tail) ?? fromTrailingBox(tail)
     }
@@ -95,7 +95,7 @@ public struct Fingerprint: Sendable, Hashable, CustomStringConvertible {
 
     /// The last `bytes` bytes of a regular file.
     private static func tail(of url: URL, bytes: Int) -> [UInt8]? {
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = open(FileSystemPath.cString(url.path), O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()

@@ -19,7 +19,7 @@ final class FinishedFile: Sendable {
     /// Appends `bytes` to the finished file; with `riffSize`, also sets the RIFF header's size
     /// field to the new length less 8 (a chunk added to a WebP).
     func append(_ bytes: [UInt8], riffSize: Bool = false) throws {
-        let fd = open(temporaryPath, O_WRONLY | O_CLOEXEC)
+        let fd = open(FileSystemPath.cString(temporaryPath), O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ClipKitError.outputFailed(path: destination.path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var info = stat()
@@ -42,9 +42,9 @@ final class FinishedFile: Sendable {
     func commit() throws {
         guard settled.withLock({ done in defer { done = true }; return !done }) else { return }
         defer { TempFileRegistry.shared.remove(temporaryPath) }
-        if rename(temporaryPath, destination.path) != 0 {
+        if rename(FileSystemPath.cString(temporaryPath), FileSystemPath.cString(destination.path)) != 0 {
             let reason = String(cString: strerror(errno))
-            unlink(temporaryPath)
+            unlink(FileSystemPath.cString(temporaryPath))
             throw ClipKitError.outputFailed(path: destination.path, reason: reason)
         }
     }
@@ -52,7 +52,7 @@ final class FinishedFile: Sendable {
     /// Removes the temp file; the destination is untouched.
     func discard() {
         guard settled.withLock({ done in defer { done = true }; return !done }) else { return }
-        unlink(temporaryPath)
+        unlink(FileSystemPath.cString(temporaryPath))
         TempFileRegistry.shared.remove(temporaryPath)
     }
 

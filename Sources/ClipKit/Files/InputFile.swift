@@ -9,7 +9,7 @@ enum InputFile {
     @discardableResult
     static func check(_ path: String) throws -> Int {
         var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard stat(FileSystemPath.cString(path), &info) == 0 else {
             if errno == ENOENT || errno == ENOTDIR { throw ClipKitError.fileNotFound(path: path) }
             throw ClipKitError.unreadable(path: path, reason: String(cString: strerror(errno)))
         }
@@ -19,7 +19,7 @@ enum InputFile {
         default: throw ClipKitError.unreadable(path: path, reason: "not a regular file")
         }
         guard info.st_size > 0 else { throw ClipKitError.notMedia(path: path, reason: "empty file") }
-        guard access(path, R_OK) == 0 else {
+        guard access(FileSystemPath.cString(path), R_OK) == 0 else {
             throw ClipKitError.unreadable(path: path, reason: String(cString: strerror(errno)))
         }
         return Int(info.st_size)

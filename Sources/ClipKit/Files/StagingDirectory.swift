@@ -14,10 +14,9 @@ final class StagingDirectory {
     /// `inputs` are never inside a replaced directory.
     init(for target: URL, force: Bool, inputs: [URL], kind: OutputDirectoryKind = .frames) throws {
         self.target = target
-        let fileManager = FileManager.default
         let path = target.path
         var info = stat()
-        if lstat(path, &info) == 0 {
+        if lstat(FileSystemPath.cString(path), &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFDIR else {
                 throw ClipKitError.outputFailed(path: path, reason: "exists and is not a directory")
             }
@@ -31,13 +30,13 @@ final class StagingDirectory {
         }
         let parent = target.deletingLastPathComponent()
         do {
-            try fileManager.createDirectory(at: parent, withIntermediateDirectories: true)
+            try FileSystemPath.createDirectories(parent.path)
         } catch {
             throw ClipKitError.outputFailed(path: parent.path, reason: "cannot create directory")
         }
         url = try Self.makeTemporary(in: parent, name: target.lastPathComponent, target: path)
         // The finished directory gets the mode an ordinary mkdir would give, not mkdtemp's 0700.
-        chmod(url.path, 0o777 & ~Self.umask)
+        chmod(FileSystemPath.cString(url.path), 0o777 & ~Self.umask)
     }
 
     /// The process's umask, read without changing it (umask(2) can only set it, which would race
@@ -54,7 +53,7 @@ final class StagingDirectory {
     }()
 
     deinit {
-        if !committed { try? FileManager.default.removeItem(at: url) }
+        if !committed { FileSystemPath.removeTree(url.path) }
         TempFileRegistry.shared.removeDirectory(url.path)
     }
 
@@ -66,13 +65,13 @@ final class StagingDirectory {
         func refuse(_ reason: String) -> ClipKitError {
             .outputFailed(path: path, reason: "\(reason); --force only replaces a directory an earlier \(kind.command) wrote")
         }
-        let real = target.resolvingSymlinksInPath().standardizedFileURL.path
-        let current = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).resolvingSymlinksInPath().standardizedFileURL.path
+        let real = URL(fileURLWithPath: FileSystemPath.resolvingLinks(target.path)).standardizedFileURL.path
+        let current = URL(fileURLWithPath: FileSystemPath.resolvingLinks(FileSystemPath.currentDirectory)).standardizedFileURL.path
         if real == current || current.hasPrefix(real + "/") {
             throw refuse("it is the current directory or contains it")
         }
         for input in inputs {
-            let inputPath = input.resolvingSymlinksInPath().standardizedFileURL.path
+            let inputPath = URL(fileURLWithPath: FileSystemPath.resolvingLinks(input.path)).standardizedFileURL.path
             if inputPath == real || inputPath.hasPrefix(real + "/") { throw refuse("it holds an input (\(input.path))") }
         }
         guard contents.contains(kind.manifestName), let listed = kind.ownedFiles(target) else {
@@ -80,7 +79,7 @@ final class StagingDirectory {
         }
         for name in contents {
             var info = stat()
-            guard listed.contains(name), lstat(path + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            guard listed.contains(name), lstat(FileSystemPath.cString(path + "/" + name), &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
                 throw refuse("it holds \(name), which its \(kind.manifestName) does not list")
             }
         }
@@ -97,11 +96,10 @@ final class StagingDirectory {
     }
 
     private static func contents(of path: String) throws -> [String] {
-        do {
-            return try FileManager.default.contentsOfDirectory(atPath: path)
-        } catch {
+        guard let names = FileSystemPath.contents(of: path) else {
             throw ClipKitError.outputFailed(path: path, reason: "cannot list the directory")
         }
+        return names
     }
 
     /// Puts the staged directory where the target is, replacing an empty or (checked in `init`)
@@ -115,23 +113,23 @@ final class StagingDirectory {
     /// directory there (whoever stages it has checked that it may), and unregisters it.
     static func moveIntoPlace(_ staged: URL, target: URL) throws {
         let path = target.path
-        if rename(staged.path, path) != 0 {
+        if rename(FileSystemPath.cString(staged.path), FileSystemPath.cString(path)) != 0 {
             guard errno == ENOTEMPTY || errno == EEXIST else {
                 throw ClipKitError.outputFailed(path: path, reason: String(cString: strerror(errno)))
             }
             // rename(2) replaces only empty directories: move the old one aside first.
             let old = try makeTemporary(in: target.deletingLastPathComponent(), name: target.lastPathComponent + ".old", target: path)
-            guard rename(path, old.path) == 0 else {
+            guard rename(FileSystemPath.cString(path), FileSystemPath.cString(old.path)) == 0 else {
                 let reason = String(cString: strerror(errno))
-                try? FileManager.default.removeItem(at: old)
+                FileSystemPath.removeTree(old.path)
                 throw ClipKitError.outputFailed(path: path, reason: reason)
             }
-            guard rename(staged.path, path) == 0 else {
+            guard rename(FileSystemPath.cString(staged.path), FileSystemPath.cString(path)) == 0 else {
                 let reason = String(cString: strerror(errno))
-                _ = rename(old.path, path)
+                _ = rename(FileSystemPath.cString(old.path), FileSystemPath.cString(path))
                 throw ClipKitError.outputFailed(path: path, reason: reason)
             }
-            try? FileManager.default.removeItem(at: old)
+            FileSystemPath.removeTree(old.path)
             TempFileRegistry.shared.removeDirectory(old.path)
         }
         TempFileRegistry.shared.removeDirectory(staged.path)

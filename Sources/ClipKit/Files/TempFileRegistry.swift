@@ -28,19 +28,19 @@ final class TempFileRegistry: Sendable {
     /// `.NAME.clipkit-XXXXXX` (six characters, as mkstemp makes them) not modified for `staleAge`.
     func sweep(_ directory: String) {
         guard entries.withLock({ $0.swept.insert(directory).inserted }) else { return }
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        guard let names = FileSystemPath.contents(of: directory) else { return }
         let now = Date().timeIntervalSince1970
         for name in names where name.hasPrefix(".") {
             guard let marker = name.range(of: ".clipkit-", options: .backwards),
                   name[marker.upperBound...].count == 6, !name[marker.upperBound...].contains(".") else { continue }
             let path = directory + "/" + name
             var info = stat()
-            guard lstat(path, &info) == 0, now - Double(info.st_mtim.tv_sec) > Self.staleAge else { continue }
+            guard lstat(FileSystemPath.cString(path), &info) == 0, now - Double(info.st_mtim.tv_sec) > Self.staleAge else { continue }
             // Ours right now (this process) are never stale; others' are old enough to be dead.
             if entries.withLock({ $0.files.contains(path) || $0.directories.contains(path) }) { continue }
             switch info.st_mode & S_IFMT {
-            case S_IFREG: unlink(path)
-            case S_IFDIR: try? FileManager.default.removeItem(atPath: path)
+            case S_IFREG: unlink(FileSystemPath.cString(path))
+            case S_IFDIR: FileSystemPath.removeTree(path)
             default: continue
             }
         }
@@ -53,10 +53,10 @@ final class TempFileRegistry: Sendable {
         sweep((template as NSString).deletingLastPathComponent)
         return entries.withLock { entries -> (Int32, String)? in
             if entries.closed { errno = EINTR; return nil }
-            var bytes = Array(template.utf8CString)
+            var bytes = FileSystemPath.cString(template)
             let fd = bytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
             guard fd >= 0 else { return nil }
-            let path = bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            let path = bytes.withUnsafeBufferPointer { FileSystemPath.string(cString: $0.baseAddress!) }
             entries.files.insert(path)
             return (fd, path)
         }
@@ -67,9 +67,9 @@ final class TempFileRegistry: Sendable {
         sweep((template as NSString).deletingLastPathComponent)
         return entries.withLock { entries -> String? in
             if entries.closed { errno = EINTR; return nil }
-            var bytes = Array(template.utf8CString)
+            var bytes = FileSystemPath.cString(template)
             guard bytes.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { return nil }
-            let path = bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            let path = bytes.withUnsafeBufferPointer { FileSystemPath.string(cString: $0.baseAddress!) }
             entries.directories.insert(path)
             return path
         }
@@ -85,8 +85,8 @@ final class TempFileRegistry: Sendable {
     func removeAll() {
         entries.withLock { entries in
             entries.closed = true
-            for path in entries.files { unlink(path) }
-            for path in entries.directories { try? FileManager.default.removeItem(atPath: path) }
+            for path in entries.files { unlink(FileSystemPath.cString(path)) }
+            for path in entries.directories { FileSystemPath.removeTree(path) }
             entries.files.removeAll()
             entries.directories.removeAll()
         }

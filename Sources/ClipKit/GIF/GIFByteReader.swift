@@ -26,7 +26,7 @@ final class GIFByteReader {
     init(url: URL) throws {
         let path = url.path
         remaining = try InputFile.check(path)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(FileSystemPath.cString(path), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ClipKitError.unreadable(path: path, reason: String(cString: strerror(errno))) }
         // Nothing below can throw: the descriptor and buffer are owned from here on.
         self.fd = fd

@@ -41,7 +41,7 @@ public enum PNGReader {
         try InputFile.check(url.path)
         var png = png_image()
         png.version = png_uint_32(ck_png_image_version())
-        guard png_image_begin_read_from_file(&png, url.path) != 0 else {
+        guard png_image_begin_read_from_file(&png, FileSystemPath.cString(url.path)) != 0 else {
             throw ClipKitError.notMedia(path: url.path, reason: "not a PNG: \(message(&png))")
         }
         defer { png_image_free(&png) }

@@ -118,7 +118,7 @@ public struct StoryboardManifest: Codable, Equatable, Sendable {
     public static func read(from url: URL) throws -> StoryboardManifest {
         let path = url.path
         try InputFile.check(path)
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        guard let handle = FileSystemPath.handleForReading(path) else {
             throw ClipKitError.unreadable(path: path, reason: String(cString: strerror(errno)))
         }
         defer { try? handle.close() }
@@ -156,7 +156,7 @@ public struct StoryboardManifest: Codable, Equatable, Sendable {
             }
             var info = stat()
             let file = directory.appendingPathComponent(name).path
-            guard lstat(file, &info) == 0 else { throw bad("\(name) is listed but \(file) does not exist") }
+            guard lstat(FileSystemPath.cString(file), &info) == 0 else { throw bad("\(name) is listed but \(file) does not exist") }
             guard info.st_mode & S_IFMT == S_IFREG else { throw bad("\(file) is not a regular file") }
         }
         guard Set(sheets.map(\.file)).count == sheets.count else { throw bad("a sheet is listed twice") }

@@ -156,7 +156,7 @@ final class Demuxer {
     }
 
     static func startsWithPNGSignature(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        guard let handle = FileSystemPath.handleForReading(path) else { return false }
         defer { try? handle.close() }
         return (try? handle.read(upToCount: 8)) == Data([137, 80, 78, 71, 13, 10, 26, 10])
     }

@@ -11,7 +11,7 @@ final class GIFFrameSource: FrameProducer {
     /// True when the file starts with a GIF signature, whatever its name. Never opens what is
     /// not a regular file: reading a FIFO would block.
     static func isGIF(_ url: URL) -> Bool {
-        guard (try? InputFile.check(url.path)) != nil, let handle = FileHandle(forReadingAtPath: url.path) else { return false }
+        guard (try? InputFile.check(url.path)) != nil, let handle = FileSystemPath.handleForReading(url.path) else { return false }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 6)) ?? Data()
         return head == Data("GIF87a".utf8) || head == Data("GIF89a".utf8)

@@ -39,7 +39,7 @@ public enum MediaProbe {
     }
 
     private static func head(of url: URL) -> [UInt8]? {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        guard let handle = FileSystemPath.handleForReading(url.path) else { return nil }
         defer { try? handle.close() }
         return (try? handle.read(upToCount: 4096)).map { [UInt8]($0) }
     }

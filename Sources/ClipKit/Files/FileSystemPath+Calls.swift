@@ -1,0 +1,93 @@
+// The file-system calls clipkit makes on paths, through the bytes a path stands for (FileManager would use its UTF-8).
+import Foundation
+
+extension FileSystemPath {
+    /// True when `path` exists (links followed); `isDirectory` tells whether it is a directory.
+    public static func exists(_ path: String, isDirectory: UnsafeMutablePointer<Bool>? = nil) -> Bool {
+        var info = stat()
+        guard stat(cString(path), &info) == 0 else { return false }
+        isDirectory?.pointee = info.st_mode & S_IFMT == S_IFDIR
+        return true
+    }
+
+    /// True when `path` is a directory (links followed).
+    public static func isDirectory(_ path: String) -> Bool {
+        var directory = false
+        return exists(path, isDirectory: &directory) && directory
+    }
+
+    /// `mkdir -p`: creates `path` and its missing parents (mode 0777 less the umask); throws
+    /// the `errno` of the first that cannot be made, or ENOTDIR when one is a file.
+    public static func createDirectories(_ path: String) throws(POSIXError) {
+        if isDirectory(path) { return }
+        var components = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        while components.count > 1, components.last == "" { components.removeLast() }
+        var prefix = ""
+        for (index, component) in components.enumerated() {
+            prefix += index == 0 ? component : "/" + component
+            guard !prefix.isEmpty, !component.isEmpty, component != "." else { continue }
+            if mkdir(cString(prefix), 0o777) == 0 { continue }
+            let code = errno
+            guard code == EEXIST, isDirectory(prefix) else {
+                throw POSIXError(POSIXErrorCode(rawValue: code == EEXIST ? ENOTDIR : code) ?? .EIO)
+            }
+        }
+    }
+
+    /// The names in `directory` but `.` and `..` (hidden ones included), in their lossless form;
+    /// nil when it cannot be read.
+    public static func contents(of directory: String) -> [String]? {
+        guard let stream = opendir(cString(directory)) else { return nil }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+            guard name != [0x2E], name != [0x2E, 0x2E] else { continue }
+            names.append(string(name))
+        }
+        return names
+    }
+
+    /// Removes `path` and, for a directory, everything in it; links are removed, never followed.
+    public static func removeTree(_ path: String) {
+        var info = stat()
+        guard lstat(cString(path), &info) == 0 else { return }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            unlink(cString(path))
+            return
+        }
+        for name in contents(of: path) ?? [] { removeTree(path + "/" + name) }
+        rmdir(cString(path))
+    }
+
+    /// `path` (made absolute) with links resolved: `URL.resolvingSymlinksInPath()` for a path
+    /// that is UTF-8; otherwise `realpath` of the longest part that exists, the rest appended.
+    public static func resolvingLinks(_ path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        guard !isUTF8(path) else { return url.resolvingSymlinksInPath().path }
+        var head = url.path, tail: [String] = []
+        while head.count > 1 {
+            if let real = realpath(cString(head), nil) {
+                defer { free(real) }
+                return ([string(cString: real)] + tail.reversed()).joined(separator: "/")
+            }
+            tail.append((head as NSString).lastPathComponent)
+            head = (head as NSString).deletingLastPathComponent
+        }
+        return url.path
+    }
+
+    /// The current directory in its lossless form.
+    public static var currentDirectory: String {
+        guard let cwd = getcwd(nil, 0) else { return FileManager.default.currentDirectoryPath }
+        defer { free(cwd) }
+        return string(cString: cwd)
+    }
+
+    /// A handle reading `path`, or nil (with `errno`) when it cannot be opened.
+    public static func handleForReading(_ path: String) -> FileHandle? {
+        let fd = open(cString(path), O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+    }
+}
