@@ -33,9 +33,9 @@ struct ReportBuilder {
         for line in run.lines where !line.isInfo {
             for path in line.outputs {
                 var output = ReportOutput(kind: .file, path: path, line: line)
-                let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
+                let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileSystemPath.currentDirectory)).standardizedFileURL
                 var info = stat()
-                if stat(url.path, &info) == 0 {
+                if stat(FileSystemPath.cString(url.path), &info) == 0 {
                     let isDirectory = info.st_mode & S_IFMT == S_IFDIR
                     output.source = url
                     output.kind = Self.kind(of: url, isDirectory: isDirectory, line: line)
@@ -69,8 +69,8 @@ struct ReportBuilder {
 
     static func kind(of url: URL, isDirectory: Bool, line: RunLine) -> ReportOutput.Kind {
         if isDirectory {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent(StoryboardManifest.fileName).path) { return .storyboard }
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("frames.json").path) { return .frames }
+            if FileSystemPath.exists(url.appendingPathComponent(StoryboardManifest.fileName).path) { return .storyboard }
+            if FileSystemPath.exists(url.appendingPathComponent("frames.json").path) { return .frames }
             return .file
         }
         switch url.pathExtension.lowercased() {
@@ -85,16 +85,16 @@ struct ReportBuilder {
 
     /// The sizes of the directory's entries (one stat each: this runs for every storyboard and frames output).
     static func bytes(inDirectory url: URL) -> Int {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+        let names = FileSystemPath.contents(of: url.path) ?? []
         return names.reduce(0) { total, name in
             var info = stat()
-            return total + (stat(url.path + "/" + name, &info) == 0 ? Int(info.st_size) : 0)
+            return total + (stat(FileSystemPath.cString(url.path + "/" + name), &info) == 0 ? Int(info.st_size) : 0)
         }
     }
 
     static func realPath(_ url: URL) -> String {
-        guard let resolved = realpath(url.path, nil) else { return url.standardizedFileURL.path }
+        guard let resolved = realpath(FileSystemPath.cString(url.path), nil) else { return url.standardizedFileURL.path }
         defer { free(resolved) }
-        return String(cString: resolved)
+        return FileSystemPath.string(cString: resolved)
     }
 }

@@ -2,7 +2,9 @@
 import Foundation
 
 /// File names are hostile input: quotes, `<script>`, `|`, backticks, newlines, long and
-/// non-UTF-8 names (already replaced by U+FFFD when read) must reach the page as text.
+/// non-UTF-8 names must reach the page as text. A non-UTF-8 name (read losslessly from a line's
+/// `input_bytes`/`outputs_bytes`, see `FileSystemPath`) is shown with each such byte as `\xFF`,
+/// as clipkit's messages show it, and linked by its real bytes.
 public enum ReportEscaping {
     /// Safe in HTML text and in a double- or single-quoted attribute; control characters become
     /// numeric references so a newline in a name cannot break a line of the table.
@@ -19,6 +21,7 @@ public enum ReportEscaping {
     /// `&`, `<`, `>` and control characters as references; in attributes also quotes and
     /// backticks (and newlines), in element content newlines stay.
     private static func escapingHTML(_ text: String, inAttribute: Bool) -> String {
+        let text = FileSystemPath.display(text)
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
@@ -40,6 +43,7 @@ public enum ReportEscaping {
     /// Safe as GitHub-flavoured Markdown text and inside a table cell: Markdown punctuation
     /// backslash-escaped, HTML's characters as entities, line breaks as spaces.
     public static func markdown(_ text: String) -> String {
+        let text = FileSystemPath.display(text)
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -60,7 +64,7 @@ public enum ReportEscaping {
     /// (so `#`, `?`, `%`, quotes and spaces in names stay part of the name).
     public static func urlPath(_ path: String) -> String {
         var out = ""
-        for byte in path.utf8 {
+        for byte in FileSystemPath.bytes(path) {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
                  UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):

@@ -104,11 +104,19 @@ public struct ReportWriter: Sendable {
         }
     }
 
+    /// Copies by the source's bytes (its name may not be UTF-8; copies get ASCII names).
     private func copyFile(_ source: URL, to destination: URL) throws {
-        do {
-            try FileManager.default.copyItem(at: source, to: destination)
-        } catch {
-            throw ClipKitError.outputFailed(path: source.path, reason: "cannot copy into the report")
+        let failure = ClipKitError.outputFailed(path: source.path, reason: "cannot copy into the report")
+        guard let input = FileSystemPath.handleForReading(source.path),
+              FileManager.default.createFile(atPath: destination.path, contents: nil),
+              let output = FileHandle(forWritingAtPath: destination.path) else { throw failure }
+        defer { try? output.close() }
+        while true {
+            try options.limits.checkDeadline(source.path)
+            let chunk: Data
+            do { chunk = try input.read(upToCount: 1 << 20) ?? Data() } catch { throw failure }
+            if chunk.isEmpty { break }
+            do { try output.write(contentsOf: chunk) } catch { throw failure }
         }
     }
 }

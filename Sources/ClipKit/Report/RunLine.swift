@@ -32,8 +32,17 @@ public struct RunLine: Sendable, Equatable {
         guard let data = text.data(using: .utf8),
               let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
               let input = object["input"] as? String else { return nil }
-        self.input = input
-        outputs = (object["outputs"] as? [Any])?.compactMap { $0 as? String } ?? []
+        // A name that is not UTF-8 carries its bytes beside its readable form (clipkit --json).
+        if let encoded = object["input_bytes"] as? String, let bytes = Data(base64Encoded: encoded) {
+            self.input = FileSystemPath.string(bytes)
+        } else {
+            self.input = input
+        }
+        if let encoded = object["outputs_bytes"] as? [Any] {
+            outputs = encoded.compactMap { ($0 as? String).flatMap { Data(base64Encoded: $0) }.map { FileSystemPath.string($0) } }
+        } else {
+            outputs = (object["outputs"] as? [Any])?.compactMap { $0 as? String } ?? []
+        }
         status = object["status"] as? String ?? "ok"
         error = object["error"] as? String
         shard = object["shard"] as? String
