@@ -103,7 +103,7 @@ clean:
 sanitize: deps
 	@command -v valgrind >/dev/null || apt-get install -y -qq valgrind
 	@status=0; \
-	CLIPKIT_SANITIZER=address LSAN_OPTIONS=suppressions=$(CURDIR)/.lsan-suppressions $(SWIFT) test --sanitize=address --scratch-path .build-asan || status=1; \
+	CLIPKIT_SANITIZER=address LSAN_OPTIONS=suppressions=$(CURDIR)/.lsan-suppressions:print_suppressions=0 $(SWIFT) test --sanitize=address --scratch-path .build-asan || status=1; \
 	CLIPKIT_SANITIZER=thread $(SWIFT) test --sanitize=thread --scratch-path .build-tsan || status=1; \
 	$(SWIFT) build -c release --product clipkit --static-swift-stdlib && bash Fixtures/valgrind-check.sh $(BIN) || status=1; \
 	if [ $$status = 0 ]; then echo "sanitize: all stages passed"; else echo "sanitize: a stage failed (see above)"; fi; \

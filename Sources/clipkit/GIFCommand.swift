@@ -91,7 +91,7 @@ struct GIFCommand: ParsableCommand {
     @Option(help: ArgumentHelp("One knob for size against fidelity, 1-100: sets --colors, --threshold and --lossy (Floyd-Steinberg dithering stays on) along the bytes/SSIMULACRA2 frontier measured on natural clips (100 = the defaults; options given explicitly win). Below about 50 fewer colours and a coarser threshold join in. WebP: its lossy quality (default 80).", valueName: "q"))
     var quality: Int?
 
-    @Option(help: ArgumentHelp("Largest GIF wanted: bytes, or with a unit (500KB, 5MB, 2MiB). The least lossy GIF that fits is written (lossy levels side by side; then fewer colours and a smaller width); never larger.", valueName: "size"))
+    @Option(help: ArgumentHelp("Largest GIF wanted: bytes, or with a unit (500KB, 5MB, 2MiB). The least lossy GIF that fits is written (lossy levels side by side at --threshold 60 unless given; then a smaller width); never larger.", valueName: "size"))
     var maxBytes: String?
 
     @Option(help: ArgumentHelp("Lowest quality accepted, in SSIMULACRA2 points 0-100 (90 visually lossless, 70 high, 50 medium, 30 low; the mean measured by --measure): a GIF measured below it is not written (exit 1); with --max-bytes, a smaller picture is tried first. Default 30 with --max-bytes (none with --no-measure), else none. Values up to 1 (an SSIM) are refused.", valueName: "points"))

@@ -55,12 +55,12 @@ enum Spawn {
 
     /// Runs `executable` with `arguments` in `directory`, stdin from /dev/null, SIGPIPE at its
     /// default action whatever the test runner does with it, in a new process group that is
-    /// killed with SIGKILL after `killAfter` s (stretched by the machine's load, as the bounds
-    /// are: a child that would finish is not killed because other suites hold the cores).
+    /// killed with SIGKILL after `killAfter` s (stretched by the machine's load and the sanitizer,
+    /// as the bounds are: a child that would finish is not killed because other suites hold the cores).
     /// `measure`: run it under /usr/bin/time for its peak RSS.
     static func run(_ executable: String, _ arguments: [String], in directory: URL, killAfter unstretched: Double,
                     measure: Bool = false) throws -> ChildRun {
-        let killAfter = unstretched * Hostile.Inputs.loadStretch
+        let killAfter = unstretched * Hostile.Inputs.loadStretch * Hostile.Inputs.sanitizerScale.time
         let logs = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("clipkit-tests-logs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: logs) }

@@ -70,6 +70,12 @@ extension Hostile {
             return max(1, load[0] / Double(max(1, ProcessInfo.processInfo.activeProcessorCount)))
         }
 
+        /// A `--timeout` value for runs that must succeed (it only guards against a hang): `seconds`
+        /// stretched by the sanitizer and the machine's load, as the bounds are.
+        static func generousTimeout(_ seconds: Double) -> String {
+            String(format: "%.0f", seconds * sanitizerScale.time * loadStretch)
+        }
+
         /// The bound holds for the CPU time clipkit spends on all cores (what it costs, whatever
         /// else runs), and for the wall time stretched by the machine's load (what a user waits; a
         /// read that blocks spends wall time without CPU time, and a hang is killed at the test's limit).
@@ -279,7 +285,7 @@ extension Hostile {
         @Test func delayFloodKeepsOneTimingRule() throws {
             let input = Self.hostile("gif_delay_0_1_flood.gif")
             let dir = Fixture.scratchDirectory()
-            let explode = try Spawn.clipkit(["explode", input.path, "-o", "result.frames", "--timeout", "60"], in: dir, killAfter: 90)
+            let explode = try Spawn.clipkit(["explode", input.path, "-o", "result.frames", "--timeout", Self.generousTimeout(60)], in: dir, killAfter: 90)
             Self.expectBounded(explode, "explode", seconds: 63)
             #expect(explode.exitStatus == 0, "\(explode)")
             if explode.exitStatus == 0 {
@@ -288,7 +294,7 @@ extension Hostile {
                 #expect(exploded.delays.reduce(0, +) == 2091)
             }
 
-            let gif = try Spawn.clipkit(["gif", input.path, "-o", "result.gif", "--timeout", "60"], in: dir, killAfter: 90)
+            let gif = try Spawn.clipkit(["gif", input.path, "-o", "result.gif", "--timeout", Self.generousTimeout(60)], in: dir, killAfter: 90)
             Self.expectBounded(gif, "gif", seconds: 63)
             #expect(gif.exitStatus == 0, "\(gif)")
             let info = try Spawn.clipkit(["info", input.path, "--json"], in: dir)
@@ -307,7 +313,7 @@ extension Hostile {
         @Test func longGapIsNotClampedOrWrapped() throws {
             let input = Self.hostile("gap_700s.mkv")
             let dir = Fixture.scratchDirectory()
-            let gif = try Spawn.clipkit(["gif", input.path, "-o", "result.gif", "--timeout", "120"], in: dir, killAfter: 150)
+            let gif = try Spawn.clipkit(["gif", input.path, "-o", "result.gif", "--timeout", Self.generousTimeout(120)], in: dir, killAfter: 150)
             Self.expectBounded(gif, "gif", seconds: 123)
             if gif.exitStatus == 0 {
                 let delays = try Decoded.gif(dir.appendingPathComponent("result.gif"), keep: 0).delays
@@ -336,7 +342,7 @@ extension Hostile {
         func lzwRatioBombDecodesInBoundedMemory(_ command: String) throws {
             let input = Self.hostile("gif_lzw_ratio_bomb_8k.gif")
             let dir = Fixture.scratchDirectory()
-            let run = try Spawn.clipkit([command, input.path, "-o", Self.output(for: command)!, "--timeout", "60"], in: dir, killAfter: 90)
+            let run = try Spawn.clipkit([command, input.path, "-o", Self.output(for: command)!, "--timeout", Self.generousTimeout(60)], in: dir, killAfter: 90)
             // 64 MB of indices + 256 MB of canvas + the process itself; two canvases would pass 512 MiB.
             Self.expectBounded(run, "\(command)", seconds: 63, rss: 512 << 20)
             if run.exitStatus != 0 { #expect(run.stderr.contains("(raise it with --"), "\(run)") }
@@ -404,7 +410,7 @@ extension Hostile {
                 #expect(Tree.outputs(dir).isEmpty)
             }
             let big = try Spawn.clipkit(["gif", Self.hostile("png_160x120_rgb.png").path, Self.hostile("png_6000x6000_flat.png").path,
-                                         "-o", "big.gif", "--timeout", "30"], in: dir, killAfter: 60)
+                                         "-o", "big.gif", "--timeout", Self.generousTimeout(30)], in: dir, killAfter: 60)
             Self.expectBounded(big, "gif of 160x120 and 6000x6000", seconds: 33)
             if big.exitStatus == 1 { #expect(big.errorLines.count == 1, "\(big.stderr)") }
         }

@@ -1,5 +1,5 @@
-// `--max-bytes` passes: when no lossy level of one pass fits, fewer colours and a coarser
-// threshold, then a width fitted to the sizes the passes reached; the quality floor's retries.
+// `--max-bytes` passes: the lossy ladder at a fine change threshold, then (nothing fits) widths
+// fitted to the sizes the passes reached; the quality floor's retries.
 import Foundation
 
 /// What became of one pass over the input.
@@ -44,32 +44,31 @@ extension ConversionRun {
         }
     }
 
-    /// The pass with the options asked for, then (nothing fits) fewer colours and a coarser
-    /// threshold, then up to `fittedPasses` fitted widths. Returns the first pass that wrote or
-    /// measured below the floor; throws `cannotFit` when none fits.
-    private func fittingPasses(_ options: GIFOptions, animations: AnimationPlan) throws -> PassOutcome {
-        guard let maxBytes = options.maxBytes else { return try pass(options, animations: animations) }
+    /// The pass with the options asked for (at `GIFOptions.fittingThreshold` unless `--threshold`
+    /// was given), then up to 1 + `fittedPasses` smaller widths. Returns the first pass that
+    /// wrote or measured below the floor; throws `cannotFit` when none fits.
+    private func fittingPasses(_ asked: GIFOptions, animations: AnimationPlan) throws -> PassOutcome {
+        guard let maxBytes = asked.maxBytes else { return try pass(asked, animations: animations) }
+        var options = asked
+        if options.changeThreshold == GIFOptions().changeThreshold { options.changeThreshold = GIFOptions.fittingThreshold }
         let first = try pass(options, animations: animations)
         guard case .doesNotFit(let miss) = first else { return first }
-        // Past the most lossy level: fewer colours and a coarser change threshold (8-15%
-        // smaller on the test clips), then a smaller picture (bytes follow the area).
+        // Past the most lossy level: a smaller picture, with the same colours and threshold.
+        // Fewer colours and a coarser threshold (what this pass did before) lost 10-18
+        // SSIMULACRA2 points more than the width giving the same bytes on the 10 s 720p scene.
         var smaller = options
-        smaller.colors = min(options.colors, 128)
-        smaller.changeThreshold = max(options.changeThreshold, 2 * GIFOptions().changeThreshold)
-        // Aim the second pass at 93% of the limit. Fewer colours and the coarser threshold save
-        // about 9%; bytes then follow the area to a power below 1 (smaller pictures compress
-        // worse): 0.73-0.76 on the 10 s bench clip, 0.55-0.6 on the motion fixture, from
-        // full width down to half. The lower figure is taken (width = ratio^(1/1.2)): a
-        // picture a little too small is made up by the ladder choosing less loss, one a
-        // little too large costs a third pass. A projection from 40% of the clip ran 8% low
-        // on the bench clip (its second half is busier).
+        // Aim the second pass at 93% of the limit. Bytes follow the area to a power below 1
+        // (smaller pictures compress worse): 0.73-0.76 on the 10 s bench clip, 0.55-0.6 on the
+        // motion fixture, from full width down to half. The lower figure is taken (width =
+        // ratio^(1/1.2)): a picture a little too small is made up by the ladder choosing less
+        // loss, one a little too large costs a third pass. A projection from 40% of the clip
+        // ran 8% low on the bench clip (its second half is busier). At least 5% narrower, so
+        // the pass is never the first one again.
         let estimate = Double(miss.smallest) / (miss.projected ? 0.92 : 1)
-        let ratio = 0.93 * Double(maxBytes) / (estimate * 0.91)
-        if ratio < 1 {
-            let width = Int((Double(miss.width) * pow(ratio, 1 / 1.2)).rounded(.down))
-            guard width >= Self.smallestFittingWidth else { throw noFit(miss, limit: maxBytes) }
-            smaller.size = .width(width)
-        }
+        let ratio = 0.93 * Double(maxBytes) / estimate
+        let width = Int((Double(miss.width) * min(pow(ratio, 1 / 1.2), 0.95)).rounded(.down))
+        guard width >= Self.smallestFittingWidth else { throw noFit(miss, limit: maxBytes) }
+        smaller.size = .width(width)
         let second = try pass(smaller, animations: animations)
         guard case .doesNotFit(var last) = second else { return second }
         // Each frame's colour table and headers do not shrink with the picture: fit
