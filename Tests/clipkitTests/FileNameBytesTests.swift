@@ -71,11 +71,15 @@ import Glibc
             if Scratch.isDirectoryEntry(file, in: scratch) { continue }
             let ours = try #require(scratch.read(file)), theirs = try #require(scratch.read(plainFile))
             if file.ends(with: Array(".json".utf8)) {
-                // A manifest names its source (shown with escapes); all else is the same.
+                // All else in a manifest is the same.
                 var manifest = try #require(try JSONSerialization.jsonObject(with: ours) as? [String: Any])
                 var plainManifest = try #require(try JSONSerialization.jsonObject(with: theirs) as? [String: Any])
+                // A manifest names its source (shown with escapes, its bytes in source_bytes).
                 #expect(manifest.removeValue(forKey: "source") as? String == "clip\\xFF\\xFE\"\\xC3.\(inputExtension)")
+                let sourceBytes = (manifest.removeValue(forKey: "source_bytes") as? String).flatMap { Data(base64Encoded: $0) }
+                #expect(sourceBytes.map(Array.init) == name, "source_bytes")
                 plainManifest["source"] = nil
+                #expect(plainManifest["source_bytes"] == nil)
                 #expect(NSDictionary(dictionary: manifest) == NSDictionary(dictionary: plainManifest))
             } else {
                 #expect(ours == theirs, "\(Scratch.shown(file)) differs from \(Scratch.shown(plainFile))")

@@ -83,7 +83,7 @@ public struct Exploder: Sendable {
         try writer.finish()
         var warnings = animation.warnings
         if options.fps != nil { warnings.append("--fps applies to videos only; the GIF's own frames were written") }
-        var manifest = FramesManifest(source: FileSystemPath.readable(input.lastPathComponent),
+        var manifest = FramesManifest(source: input.lastPathComponent,
                                       canvas: .init(width: animation.canvasWidth, height: animation.canvasHeight),
                                       loopCount: animation.loopCount, frames: entries)
         manifest.fingerprint = try job.fingerprint()?.text
@@ -156,7 +156,7 @@ public struct Exploder: Sendable {
                                  width: entry.width, height: entry.height)
         }
         let first = written.first ?? (0, reader.info.codedWidth, reader.info.codedHeight)
-        var manifest = FramesManifest(source: FileSystemPath.readable(input.lastPathComponent), canvas: .init(width: first.width, height: first.height),
+        var manifest = FramesManifest(source: input.lastPathComponent, canvas: .init(width: first.width, height: first.height),
                                       loopCount: nil, frames: entries)
         manifest.fingerprint = try job.fingerprint()?.text
         try manifest.write(to: staging.url.appendingPathComponent(Self.manifestName), budget: budget)

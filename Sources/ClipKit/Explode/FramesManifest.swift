@@ -76,7 +76,8 @@ public struct FramesManifest: Codable, Equatable, Sendable {
     public var format: String?
     /// The `Fingerprint` of the input and options the frames were made from, when recorded.
     public var fingerprint: String?
-    /// The input's file name.
+    /// The input's file name (a name that is not UTF-8 in `FileSystemPath`'s lossless form; the
+    /// JSON then holds its readable form and `source_bytes`, the bytes in base64).
     public var source: String
     public var canvas: Canvas
     /// The GIF's loop count as stored (0 = forever); nil when it had none, and for videos.
@@ -108,7 +109,11 @@ public struct FramesManifest: Codable, Equatable, Sendable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(format, forKey: .format)
         try container.encodeIfPresent(fingerprint, forKey: .fingerprint)
-        try container.encode(source, forKey: .source)
+        try container.encode(FileSystemPath.readable(source), forKey: .source)
+        if !FileSystemPath.isUTF8(source) {
+            var extra = encoder.container(keyedBy: SourceBytesKey.self)
+            try extra.encode(Data(FileSystemPath.bytes(source)).base64EncodedString(), forKey: .sourceBytes)
+        }
         try container.encode(canvas, forKey: .canvas)
         try container.encode(loopCount, forKey: .loopCount)
         try container.encode(durationMs, forKey: .durationMs)
@@ -121,7 +126,7 @@ public struct FramesManifest: Codable, Equatable, Sendable {
         var lines = ["{"]
         if let format { lines.append("  \"format\": \(Self.quoted(format)),") }
         if let fingerprint { lines.append("  \"fingerprint\": \(Self.quoted(fingerprint)),") }
-        lines.append("  \"source\": \(Self.quoted(source)),")
+        lines.append(contentsOf: Self.sourceLines(source))
         lines.append("  \"canvas\": { \"width\": \(canvas.width), \"height\": \(canvas.height) },")
         lines.append("  \"loop_count\": \(loopCount.map(String.init) ?? "null"),")
         lines.append("  \"duration_ms\": \(durationMs),")
@@ -245,6 +250,18 @@ public struct FramesManifest: Codable, Equatable, Sendable {
         case .dataCorrupted(let context): return "invalid JSON\(at(context)): \(context.debugDescription)"
         @unknown default: return "\(error)"
         }
+    }
+
+    private enum SourceBytesKey: String, CodingKey { case sourceBytes = "source_bytes" }
+
+    /// The `source` line of a manifest's JSON text, and for a name that is not UTF-8 a
+    /// `source_bytes` line with its bytes in base64 (as `--json` does with `input_bytes`).
+    static func sourceLines(_ source: String) -> [String] {
+        var lines = ["  \"source\": \(quoted(FileSystemPath.readable(source))),"]
+        if !FileSystemPath.isUTF8(source) {
+            lines.append("  \"source_bytes\": \"\(Data(FileSystemPath.bytes(source)).base64EncodedString())\",")
+        }
+        return lines
     }
 
     static func quoted(_ text: String) -> String {

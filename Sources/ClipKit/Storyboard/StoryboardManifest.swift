@@ -41,7 +41,8 @@ public struct StoryboardManifest: Codable, Equatable, Sendable {
     public var format: String?
     /// The `Fingerprint` of the input and options the storyboard was made from, when recorded.
     public var fingerprint: String?
-    /// The input's file name.
+    /// The input's file name (not UTF-8: `FileSystemPath`'s lossless form; the JSON text holds
+    /// its readable form and `source_bytes`, as frames.json does).
     public var source: String
     /// Where the last cue ends.
     public var durationMs: Int
@@ -88,7 +89,7 @@ public struct StoryboardManifest: Codable, Equatable, Sendable {
         var lines = ["{"]
         if let format { lines.append("  \"format\": \(quoted(format)),") }
         if let fingerprint { lines.append("  \"fingerprint\": \(quoted(fingerprint)),") }
-        lines.append("  \"source\": \(quoted(source)),")
+        lines.append(contentsOf: FramesManifest.sourceLines(source))
         lines.append("  \"duration_ms\": \(durationMs),")
         lines.append("  \"interval\": \(interval),")
         lines.append("  \"keyframes\": \(keyframes),")

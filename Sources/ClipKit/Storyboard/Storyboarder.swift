@@ -115,7 +115,7 @@ public struct Storyboarder: Sendable {
         let vtt = Array(WebVTT.text(cues).utf8)
         try AtomicFile.write(vtt, to: staging.url.appendingPathComponent(StoryboardManifest.vttName), budget: budget)
         var manifest = StoryboardManifest(
-            format: StoryboardManifest.currentFormat, fingerprint: try job.fingerprint()?.text, source: FileSystemPath.readable(input.lastPathComponent),
+            format: StoryboardManifest.currentFormat, fingerprint: try job.fingerprint()?.text, source: input.lastPathComponent,
             durationMs: durationMs, interval: schedule.interval, keyframes: options.keyframesOnly && !still,
             tile: .init(width: layout.tileWidth, height: layout.tileHeight), columns: layout.columns,
             tilesPerSheet: layout.tilesPerSheet, imageFormat: options.format.fileExtension, vtt: StoryboardManifest.vttName,
