@@ -98,7 +98,10 @@ import Testing
         let stream = try #require(opendir(FileSystemPath.cString(scratch)))
         var names: [[UInt8]] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix(while: { $0 != 0 })) }
+            let name = { // d_name in place up to its NUL (a record is only as long as its name)
+                    let field = UnsafeRawPointer(entry).advanced(by: MemoryLayout<dirent>.offset(of: \dirent.d_name)!).assumingMemoryBound(to: CChar.self)
+                    return Array(UnsafeRawBufferPointer(start: field, count: strlen(field)))
+                }()
             if name.first != 0x2E { names.append(name) }
         }
         closedir(stream)

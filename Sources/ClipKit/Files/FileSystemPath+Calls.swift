@@ -40,8 +40,12 @@ extension FileSystemPath {
         guard let stream = opendir(cString(directory)) else { return nil }
         defer { closedir(stream) }
         var names: [String] = []
+        // d_name is read in place up to its NUL: a record is only as long as its name (d_reclen),
+        // so copying the declared 256-byte field reads past it (valgrind: uninitialised bytes).
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+            let field = UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self)
+            let name = Array(UnsafeRawBufferPointer(start: field, count: strlen(field)))
             guard name != [0x2E], name != [0x2E, 0x2E] else { continue }
             names.append(string(name))
         }
