@@ -89,6 +89,35 @@ extension FileSystemPath {
     }
 
     /// A handle reading `path`, or nil (with `errno`) when it cannot be opened.
+    /// `path` opened for reading only when it is a regular file, with its size: opened without
+    /// blocking (a FIFO put in its place after a check cannot hold the open), then checked on the
+    /// descriptor. Reading at most the size returned never waits on a file whose reads block
+    /// (/proc/kmsg reports size 0).
+    static func openRegularFile(_ path: String) -> (handle: FileHandle, size: Int)? {
+        let fd = open(cString(path), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { return nil }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            return nil
+        }
+        return (FileHandle(fileDescriptor: fd, closeOnDealloc: true), Int(info.st_size))
+    }
+
+    /// The contents of the regular file `path`, read up to its size when opened and at most
+    /// `limit` + 1 bytes (more than `limit` tells the caller it is too large); nil when it is not
+    /// a regular file or cannot be read.
+    static func contentsOfRegularFile(_ path: String, limit: Int) -> Data? {
+        guard let (handle, size) = openRegularFile(path) else { return nil }
+        defer { try? handle.close() }
+        var data = Data()
+        while data.count < min(size, limit + 1) {
+            guard let chunk = try? handle.read(upToCount: min(size, limit + 1) - data.count), !chunk.isEmpty else { break }
+            data.append(chunk)
+        }
+        return data
+    }
+
     public static func handleForReading(_ path: String) -> FileHandle? {
         let fd = open(cString(path), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }

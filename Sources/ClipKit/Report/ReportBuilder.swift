@@ -35,8 +35,14 @@ struct ReportBuilder {
                 var output = ReportOutput(kind: .file, path: path, line: line)
                 let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileSystemPath.currentDirectory)).standardizedFileURL
                 var info = stat()
-                if stat(FileSystemPath.cString(url.path), &info) == 0 {
-                    let isDirectory = info.st_mode & S_IFMT == S_IFDIR
+                let found = stat(FileSystemPath.cString(url.path), &info) == 0
+                let type = info.st_mode & S_IFMT
+                if found && !(type == S_IFDIR || (type == S_IFREG && info.st_size > 0)) {
+                    // Nothing reads or copies it: a FIFO or device would block, and a /proc file
+                    // of size 0 may too (what clipkit wrote is a regular file or a directory).
+                    clip.warnings.append("output is \(type == S_IFREG ? "empty" : "not a regular file or directory"): \(path)")
+                } else if found {
+                    let isDirectory = type == S_IFDIR
                     output.source = url
                     output.kind = Self.kind(of: url, isDirectory: isDirectory, line: line)
                     output.bytes = isDirectory ? Self.bytes(inDirectory: url) : Int(info.st_size)

@@ -46,7 +46,7 @@ enum ReportJSON {
     }
 
     static func readObject(_ url: URL) -> [String: Any]? {
-        guard let data = FileManager.default.contents(atPath: url.path), data.count < 256 << 20 else { return nil }
+        guard let data = FileSystemPath.contentsOfRegularFile(url.path, limit: 256 << 20), data.count <= 256 << 20 else { return nil }
         return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
     }
 }

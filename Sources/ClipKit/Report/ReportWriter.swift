@@ -107,15 +107,19 @@ public struct ReportWriter: Sendable {
     /// Copies by the source's bytes (its name may not be UTF-8; copies get ASCII names).
     private func copyFile(_ source: URL, to destination: URL) throws {
         let failure = ClipKitError.outputFailed(path: source.path, reason: "cannot copy into the report")
-        guard let input = FileSystemPath.handleForReading(source.path),
+        // A regular file only, and no more than its size when opened: an output swapped for a
+        // FIFO, or a file whose reads block, cannot hold the report.
+        guard let (input, size) = FileSystemPath.openRegularFile(source.path),
               FileManager.default.createFile(atPath: destination.path, contents: nil),
               let output = FileHandle(forWritingAtPath: destination.path) else { throw failure }
         defer { try? output.close() }
-        while true {
+        var remaining = size
+        while remaining > 0 {
             try options.limits.checkDeadline(source.path)
             let chunk: Data
-            do { chunk = try input.read(upToCount: 1 << 20) ?? Data() } catch { throw failure }
+            do { chunk = try input.read(upToCount: min(remaining, 1 << 20)) ?? Data() } catch { throw failure }
             if chunk.isEmpty { break }
+            remaining -= chunk.count
             do { try output.write(contentsOf: chunk) } catch { throw failure }
         }
     }

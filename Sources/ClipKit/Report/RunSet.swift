@@ -32,8 +32,16 @@ public struct RunSet: Sendable {
     public static func read(_ urls: [URL], limits: Limits = Limits()) throws -> RunSet {
         var texts: [(String, String)] = []
         for url in urls {
-            guard let data = FileManager.default.contents(atPath: url.path) else {
-                throw ClipKitError.outputFailed(path: url.path, reason: "cannot read the file")
+            // A regular file only (a FIFO or device would block), read up to its size.
+            guard let data = FileSystemPath.contentsOfRegularFile(url.path, limit: limits.maxMemory) else {
+                var info = stat()
+                let exists = stat(FileSystemPath.cString(url.path), &info) == 0
+                if !exists && (errno == ENOENT || errno == ENOTDIR) { throw ClipKitError.fileNotFound(path: url.path) }
+                throw ClipKitError.unreadable(path: url.path, reason: exists && info.st_mode & S_IFMT != S_IFREG
+                                                ? "not a regular file" : String(cString: strerror(errno)))
+            }
+            guard data.count <= limits.maxMemory else {
+                throw ClipKitError.unreadable(path: url.path, reason: "larger than \(limits.maxMemory) bytes (split it, one run file per shard)")
             }
             texts.append((url.path, String(decoding: data, as: UTF8.self)))
         }
