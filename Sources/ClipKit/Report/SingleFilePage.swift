@@ -25,7 +25,7 @@ struct SingleFilePage {
         let total = sizes.reduce(0) { $0 + $1.value * (html.components(separatedBy: "\"\($1.key)\"").count - 1) }
         let posters = total <= maxInline ? nil : Set(Self.posterReferences(in: html))
         for reference in sizes.keys.sorted() where posters?.contains(reference) ?? true {
-            guard let url = file(reference), let data = FileManager.default.contents(atPath: url.path) else { continue }
+            guard let url = file(reference), let data = FileSystemPath.contentsOfRegularFile(url.path, limit: Int.max - 1) else { continue }
             html = html.replacingOccurrences(of: "\"\(reference)\"", with: "\"data:\(Self.mimeType(url));base64,\(data.base64EncodedString())\"")
         }
         return html

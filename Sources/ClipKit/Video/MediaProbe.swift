@@ -39,9 +39,8 @@ public enum MediaProbe {
     }
 
     private static func head(of url: URL) -> [UInt8]? {
-        guard let handle = FileSystemPath.handleForReading(url.path) else { return nil }
-        defer { try? handle.close() }
-        return (try? handle.read(upToCount: 4096)).map { [UInt8]($0) }
+        // A regular file only: a FIFO or device would block the read.
+        FileSystemPath.contentsOfRegularFile(url.path, limit: 4096).map { [UInt8]($0.prefix(4096)) }
     }
 
     /// Printable UTF-8 without NUL bytes (a README, a JSON sidecar, a playlist): not a video.
