@@ -118,9 +118,8 @@ extension FileSystemPath {
         return data
     }
 
+    /// `path` opened for reading when it is a regular file (see `openRegularFile`); nil otherwise.
     public static func handleForReading(_ path: String) -> FileHandle? {
-        let fd = open(cString(path), O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        openRegularFile(path)?.handle
     }
 }

@@ -26,8 +26,15 @@ final class GIFByteReader {
     init(url: URL) throws {
         let path = url.path
         remaining = try InputFile.check(path)
-        let fd = open(FileSystemPath.cString(path), O_RDONLY | O_CLOEXEC)
+        // Opened without blocking and checked on the descriptor: a FIFO put in the file's place
+        // after the check cannot hold the open or the reads.
+        let fd = open(FileSystemPath.cString(path), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { throw ClipKitError.unreadable(path: path, reason: String(cString: strerror(errno))) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw ClipKitError.unreadable(path: path, reason: "not a regular file")
+        }
         // Nothing below can throw: the descriptor and buffer are owned from here on.
         self.fd = fd
         capacity = Self.fileBufferSize
