@@ -2,6 +2,7 @@
 import ClipKit
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct FileSystemPathTests {
     /// Every string of one byte and of two that starts outside ASCII (NUL and `/` excepted: no
@@ -98,10 +99,7 @@ import Testing
         let stream = try #require(opendir(FileSystemPath.cString(scratch)))
         var names: [[UInt8]] = []
         while let entry = readdir(stream) {
-            let name = { // d_name in place up to its NUL (a record is only as long as its name)
-                    let field = UnsafeRawPointer(entry).advanced(by: MemoryLayout<dirent>.offset(of: \dirent.d_name)!).assumingMemoryBound(to: CChar.self)
-                    return Array(UnsafeRawBufferPointer(start: field, count: strlen(field)))
-                }()
+            let name = DirectoryEntry.name(entry)
             if name.first != 0x2E { names.append(name) }
         }
         closedir(stream)

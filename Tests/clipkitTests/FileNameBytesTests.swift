@@ -296,10 +296,7 @@ struct Scratch {
             guard let stream = RawRun.withCString(full, { opendir($0) }) else { return }
             defer { closedir(stream) }
             while let entry = readdir(stream) {
-                let name = { // d_name in place up to its NUL (a record is only as long as its name)
-                    let field = UnsafeRawPointer(entry).advanced(by: MemoryLayout<dirent>.offset(of: \dirent.d_name)!).assumingMemoryBound(to: CChar.self)
-                    return Array(UnsafeRawBufferPointer(start: field, count: strlen(field)))
-                }()
+                let name = DirectoryEntry.name(entry)
                 guard name != [0x2E], name != [0x2E, 0x2E] else { continue }
                 let child = relative.isEmpty ? name : relative + [0x2F] + name
                 result.append(child)

@@ -110,9 +110,9 @@ public struct FramesManifest: Codable, Equatable, Sendable {
         try container.encode(format, forKey: .format)
         try container.encodeIfPresent(fingerprint, forKey: .fingerprint)
         try container.encode(FileSystemPath.readable(source), forKey: .source)
-        if !FileSystemPath.isUTF8(source) {
+        if let bytes = Self.sourceBytes(source) {
             var extra = encoder.container(keyedBy: SourceBytesKey.self)
-            try extra.encode(Data(FileSystemPath.bytes(source)).base64EncodedString(), forKey: .sourceBytes)
+            try extra.encode(bytes, forKey: .sourceBytes)
         }
         try container.encode(canvas, forKey: .canvas)
         try container.encode(loopCount, forKey: .loopCount)
@@ -258,10 +258,13 @@ public struct FramesManifest: Codable, Equatable, Sendable {
     /// `source_bytes` line with its bytes in base64 (as `--json` does with `input_bytes`).
     static func sourceLines(_ source: String) -> [String] {
         var lines = ["  \"source\": \(quoted(FileSystemPath.readable(source))),"]
-        if !FileSystemPath.isUTF8(source) {
-            lines.append("  \"source_bytes\": \"\(Data(FileSystemPath.bytes(source)).base64EncodedString())\",")
-        }
+        if let bytes = sourceBytes(source) { lines.append("  \"source_bytes\": \"\(bytes)\",") }
         return lines
+    }
+
+    /// `source_bytes`: the name's bytes in base64 when they are not UTF-8, else nil.
+    private static func sourceBytes(_ source: String) -> String? {
+        FileSystemPath.isUTF8(source) ? nil : Data(FileSystemPath.bytes(source)).base64EncodedString()
     }
 
     static func quoted(_ text: String) -> String {

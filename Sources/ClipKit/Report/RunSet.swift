@@ -33,12 +33,9 @@ public struct RunSet: Sendable {
         var texts: [(String, String)] = []
         for url in urls {
             // A regular file only (a FIFO or device would block), read up to its size.
+            try InputFile.check(url.path, allowingEmpty: true)
             guard let data = FileSystemPath.contentsOfRegularFile(url.path, limit: limits.maxMemory) else {
-                var info = stat()
-                let exists = stat(FileSystemPath.cString(url.path), &info) == 0
-                if !exists && (errno == ENOENT || errno == ENOTDIR) { throw ClipKitError.fileNotFound(path: url.path) }
-                throw ClipKitError.unreadable(path: url.path, reason: exists && info.st_mode & S_IFMT != S_IFREG
-                                                ? "not a regular file" : String(cString: strerror(errno)))
+                throw ClipKitError.unreadable(path: url.path, reason: String(cString: strerror(errno)))
             }
             guard data.count <= limits.maxMemory else {
                 throw ClipKitError.unreadable(path: url.path, reason: "larger than \(limits.maxMemory) bytes (split it, one run file per shard)")
