@@ -33,7 +33,8 @@ def make_report(clipkit, work):
     video = os.path.join(ROOT, "Fixtures", "video")
     counter = os.path.join(work, 'count"<b>|x.mp4')  # a hostile name, escaped everywhere
     shutil.copy(os.path.join(video, "counter.mp4"), counter)
-    motion = os.path.join(video, "motion.mp4")
+    motion = os.path.join(work, "motion.mp4")  # beside the others: clips sort by input path, wherever the checkout is
+    shutil.copy(os.path.join(video, "motion.mp4"), motion)
     commands = [
         ["gif", counter, motion, "-o", "out/gifs/", "--width", "160"],
         ["gif", motion, "-o", "out/gifs/motion.mp4", "--width", "160"],

@@ -6,12 +6,15 @@ import TestSupport
 
 @Suite struct ReportCommandTests {
     /// gif, thumb, storyboard, explode and info --json over two clips (and one missing input), into `dir/out`.
+    /// Clips are sorted by input path, so the missing input sits beside the fixtures (sorting first
+    /// wherever the checkout is): error, counter.mp4, motion.mp4.
     static func runs(in dir: URL) throws -> URL {
         let counter = Fixture.url("video/counter.mp4").path, motion = Fixture.url("video/motion.mp4").path
+        let missing = Fixture.url("video/0-no-such-clip.mp4").path
         var lines = ""
         for arguments in [["gif", counter, motion, "-o", "out/gifs/", "--width", "160"], ["thumb", counter, motion, "-o", "out/posters/"],
                           ["storyboard", counter, "-o", "out/boards/", "--format", "png"], ["explode", counter, "-o", "out/frames/", "--fps", "2"],
-                          ["info", counter, motion], ["gif", "/no/such/clip.mp4", "-o", "out/gifs/"]] {
+                          ["info", counter, motion], ["gif", missing, "-o", "out/gifs/"]] {
             let run = try CLI.run(arguments + ["--json"], in: dir)
             lines += run.stdout
         }
