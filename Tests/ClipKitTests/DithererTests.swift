@@ -190,4 +190,24 @@ import Testing
         // An empty rect gives no indices.
         #expect(indices(source, gradientPalette, method, rect: PixelRect(x: 3, y: 3, width: 0, height: 5)).isEmpty)
     }
+
+    @Test func aCanvasThatShowsThePictureIsKeptAndAForeignOneIsNot() {
+        // The gradient dithered once; dithered again over what that shows, every pixel keeps it
+        // (transparent); over a canvas of another picture (black), none does.
+        for method in DitherMethod.allCases {
+            let first = indices(gradient, gradientPalette, method)
+            let shown = first.flatMap { i -> [UInt8] in let c = gradientPalette.color(Int(i)); return [c.r, c.g, c.b] }
+            let transparent = UInt8(gradientPalette.count)
+            var again = Ditherer(palette: gradientPalette, method: method)
+            again.canvas = shown
+            let kept = again.indices(for: gradient, rect: whole(gradient), mask: nil, transparentIndex: transparent)
+            #expect(kept.allSatisfy { $0 == transparent }, "\(method): \(kept.filter { $0 != transparent }.count) redrawn")
+            var over = Ditherer(palette: gradientPalette, method: method)
+            over.canvas = [UInt8](repeating: 0, count: shown.count)
+            over.keepTolerance = GIFOptions.keepTolerance
+            let redrawn = over.indices(for: gradient, rect: whole(gradient), mask: nil, transparentIndex: transparent)
+            // Only the darkest corner, where black is as close as any palette colour, keeps it.
+            #expect(redrawn.filter { $0 == transparent }.count < redrawn.count / 50, "\(method)")
+        }
+    }
 }

@@ -127,15 +127,38 @@ extension GIFOptions {
     /// scene at 1.7 MB (half the default's bytes), 56.0 SSIMULACRA2 against 41.2 at 250.
     static let fittingThreshold = 60
 
+    /// Whether the quantiser lets a changed pixel keep what the viewer already sees (the
+    /// transparent index) where that is within `keepTolerance` of the nearest palette colour
+    /// to it, dithering error included: a still area keeps its dither pattern instead of being
+    /// dithered anew. Only when the GIF is written exactly as quantised: lossy LZW (and the
+    /// `--max-bytes` ladder, which writes lossy levels from the same frames) shows colours the
+    /// quantiser does not know, and measured on the bench clips at `--lossy 40` keeping then
+    /// cost 720p 1.6 points at 6% more bytes.
+    var keepsShownPixels: Bool { lossy == 0 && maxBytes == nil }
+
+    /// How much farther (`Palette.distance` units, 3:4:2-weighted squared RGB) what is shown
+    /// may be from a pixel's colour than the nearest palette colour, for the pixel to keep it.
+    /// Measured with bench/rd_eval.py (bytes / SSIMULACRA2, 0 = keep only what is as close):
+    /// with the defaults it took 0.05-2.9% off the bytes of the four clips and added 0-0.4
+    /// points (200 lost up to 0.7 points); at `--threshold 0` the 1080p clip fell from
+    /// 1,134,759 B / 68.4 (no keeping) to 743,678 B / 69.5 and the natural one from 1,720,320 /
+    /// 74.5 to 1,588,791 / 77.2, while 150 and more made 720p bigger (kept pixels scattered
+    /// through a dithered area cut LZW's strings).
+    static let keepTolerance = 60
+
     /// Points of the frontier, best first (a sweep of colours x lossy x threshold on
     /// bench/rd_eval.py's four clips, scored with SSIMULACRA2, the colour-aware measure).
-    /// Floyd-Steinberg stays on and the change threshold at 60 (a coarse threshold's stale
-    /// pixels are what the measure punishes most); colours and lossy LZW fall together, as
-    /// either alone costs more: 128 colours at lossy 200 beat 256 at lossy 300 at equal bytes on
-    /// all four clips (the screen recording by 12 points: lossy smears text, while it needs few
-    /// colours). The threshold rises only at the very bottom, where nothing else saves bytes.
+    /// Floyd-Steinberg stays on and the change threshold is fine (a coarse threshold's stale
+    /// pixels are what the measure punishes most): 20 at 90, where the canvas-aware lossy LZW
+    /// decides better than a threshold what may stay (256 colours, lossy 40: +3.6, +4.7, +0.3
+    /// and +2.4 points against threshold 60 on the 720p, 1080p, screen and natural clips), 40
+    /// at 75, 60 from 50 down (below that, 20-40 cost the 1080p clip 1-5 points). Colours and
+    /// lossy LZW fall together, as either alone costs more: 128 colours at lossy 200 beat 256 at
+    /// lossy 300 at equal bytes on all four clips (the screen recording by 12 points: lossy
+    /// smears text, while it needs few colours; it falls off a cliff past lossy ~140, so 75
+    /// stays at 120). The threshold rises only at the very bottom, where nothing else saves bytes.
     static let qualityAnchors: [(quality: Int, colors: Int, threshold: Int, lossy: Int)] = [
-        (100, 256, 250, 0), (90, 256, 60, 40), (75, 192, 60, 130), (50, 128, 60, 200),
+        (100, 256, 250, 0), (90, 256, 20, 40), (75, 192, 40, 120), (50, 128, 60, 200),
         (35, 64, 60, 300), (20, 48, 60, 500), (1, 32, 2000, 1000),
     ]
 

@@ -13,6 +13,9 @@ struct GIFQuantizeStage {
     private var diff: FrameDiff
     /// The last frame written whole (transparent mode), to merge repeats of it.
     private var lastWhole: RGBAImage?
+    /// What the GIF shows so far, RGB per pixel, as quantised (which is what is written when
+    /// `options.keepsShownPixels`).
+    private var shown: [UInt8]?
 
     init(options: GIFOptions, globalPalette: Palette?, transparentFrames: Bool, source: String) {
         self.options = options
@@ -69,12 +72,33 @@ struct GIFQuantizeStage {
         let transparent: UInt8? = change.isFirst ? nil : UInt8(palette.count)
         var ditherer = Ditherer(palette: palette, method: options.dither)
         ditherer.deadline = options.limits.deadline
+        if !change.isFirst, options.keepsShownPixels, let shown, shown.count == image.width * image.height * 3 {
+            ditherer.canvas = shown
+            ditherer.keepTolerance = GIFOptions.keepTolerance
+        }
         let indices = ditherer.indices(for: image, rect: change.rect, mask: mask, transparentIndex: transparent)
+        record(indices, rect: change.rect, palette: palette, transparent: transparent, canvasWidth: image.width, canvasHeight: image.height)
         // With a global palette the table (and its transparent slot) is the file's global one.
         let table: [UInt8]? = globalPalette != nil ? nil : (transparent == nil ? palette.rgb : palette.rgb + [0, 0, 0])
         let frame = GIFFrame(left: change.rect.x, top: change.rect.y, width: change.rect.width, height: change.rect.height,
                              disposal: .none, transparentIndex: transparent.map(Int.init), localPalette: table, indices: indices)
         return QuantizedFrame(frame: frame, time: time, isUnchanged: false)
+    }
+
+    /// Paints the opaque pixels of a quantised change onto `shown`.
+    private mutating func record(_ indices: [UInt8], rect: PixelRect, palette: Palette, transparent: UInt8?, canvasWidth: Int, canvasHeight: Int) {
+        if shown?.count != canvasWidth * canvasHeight * 3 { shown = [UInt8](repeating: 0, count: canvasWidth * canvasHeight * 3) }
+        let rgb = palette.rgb
+        shown!.withUnsafeMutableBufferPointer { canvas in
+            for y in 0..<rect.height {
+                for x in 0..<rect.width {
+                    let index = indices[y * rect.width + x]
+                    if index == transparent || Int(index) >= palette.count { continue }
+                    let o = ((rect.y + y) * canvasWidth + rect.x + x) * 3, c = Int(index) * 3
+                    canvas[o] = rgb[c]; canvas[o + 1] = rgb[c + 1]; canvas[o + 2] = rgb[c + 2]
+                }
+            }
+        }
     }
 
     /// A frame with transparency, written whole: pixels under half alpha are transparent, and

@@ -22,6 +22,16 @@ struct Ditherer {
     /// deadline after the call and throws, so a huge frame cannot hold a stage past `--timeout`.
     var deadline = Deadline.none
 
+    /// What the viewer sees under the image, RGB per image pixel (the whole canvas, the image's
+    /// size), or nil. With it and a transparent index, a pixel shows what is already there
+    /// (transparent) whenever that is at least as close to the wanted colour, error included,
+    /// as the nearest palette colour: a still area keeps its dither pattern from frame to frame
+    /// instead of being dithered anew (which flickers and costs bytes), and what it keeps is
+    /// judged against what the viewer sees, its error diffused like any other choice.
+    var canvas: [UInt8]?
+    /// How much farther (`Palette.distance` units) what is shown may be than the nearest palette colour.
+    var keepTolerance = 0
+
     init(palette: Palette, method: DitherMethod) {
         self.palette = palette
         self.method = method
@@ -35,24 +45,27 @@ struct Ditherer {
         if rect.width == 0 || rect.height == 0 { return out }
         switch method {
         case .floydSteinberg, .sierra:
-            diffuse(image, rect: rect, mask: mask, into: &out)
+            diffuse(image, rect: rect, mask: mask, transparentIndex: transparentIndex, into: &out)
         case .bayer:
-            ordered(image, rect: rect, mask: mask, into: &out)
+            ordered(image, rect: rect, mask: mask, transparentIndex: transparentIndex, into: &out)
         case .none:
-            nearest(image, rect: rect, mask: mask, into: &out)
+            nearest(image, rect: rect, mask: mask, transparentIndex: transparentIndex, into: &out)
         }
         return out
     }
 
-    private mutating func nearest(_ image: RGBAImage, rect: PixelRect, mask: [Bool]?, into out: inout [UInt8]) {
+    private mutating func nearest(_ image: RGBAImage, rect: PixelRect, mask: [Bool]?, transparentIndex: UInt8?, into out: inout [UInt8]) {
         let w = image.width
+        let keep = CanvasKeeping(canvas: canvas, transparentIndex: transparentIndex, tolerance: keepTolerance, palette: palette.rgb)
         image.pixels.withUnsafeBufferPointer { p in
             for y in 0..<rect.height {
                 if y & 63 == 63 && deadline.hasPassed { break }
                 for x in 0..<rect.width {
                     let i = (rect.y + y) * w + rect.x + x
                     if let mask, !mask[i] { continue }
-                    out[y * rect.width + x] = lookup.nearest(Int(p[i * 4]), Int(p[i * 4 + 1]), Int(p[i * 4 + 2]))
+                    let r = Int(p[i * 4]), g = Int(p[i * 4 + 1]), b = Int(p[i * 4 + 2])
+                    let index = lookup.nearest(r, g, b)
+                    out[y * rect.width + x] = keep?.choice(r, g, b, index: index, pixel: i) ?? index
                 }
             }
         }
@@ -79,8 +92,9 @@ struct Ditherer {
         return m
     }()
 
-    private mutating func ordered(_ image: RGBAImage, rect: PixelRect, mask: [Bool]?, into out: inout [UInt8]) {
+    private mutating func ordered(_ image: RGBAImage, rect: PixelRect, mask: [Bool]?, transparentIndex: UInt8?, into out: inout [UInt8]) {
         let w = image.width
+        let keep = CanvasKeeping(canvas: canvas, transparentIndex: transparentIndex, tolerance: keepTolerance, palette: palette.rgb)
         // Spread of the threshold: about the gap between neighbouring palette colours.
         let strength = max(4.0, 48.0 / Double(palette.count).squareRoot())
         let offsets = Self.bayer8.map { Int(((Double($0) + 0.5) / 64 - 0.5) * strength) }
@@ -94,7 +108,9 @@ struct Ditherer {
                     if let mask, !mask[i] { continue }
                     // Anchored to canvas coordinates so the pattern stays still from frame to frame.
                     let o = offsets[(sy & 7) * 8 + (sx & 7)]
-                    out[y * rect.width + x] = lookup.nearest(clamp(Int(p[i * 4]) + o), clamp(Int(p[i * 4 + 1]) + o), clamp(Int(p[i * 4 + 2]) + o))
+                    let r = clamp(Int(p[i * 4]) + o), g = clamp(Int(p[i * 4 + 1]) + o), b = clamp(Int(p[i * 4 + 2]) + o)
+                    let index = lookup.nearest(r, g, b)
+                    out[y * rect.width + x] = keep?.choice(r, g, b, index: index, pixel: i) ?? index
                 }
             }
         }
@@ -104,7 +120,7 @@ struct Ditherer {
     /// with wrapping arithmetic. Every index is in bounds by construction (the rows have one
     /// pixel of margin each side, `x` stays in the rect, the rect in the image), and errors are
     /// capped by `damped`, so no sum can overflow.
-    private mutating func diffuse(_ image: RGBAImage, rect: PixelRect, mask: [Bool]?, into out: inout [UInt8]) {
+    private mutating func diffuse(_ image: RGBAImage, rect: PixelRect, mask: [Bool]?, transparentIndex: UInt8?, into out: inout [UInt8]) {
         precondition(rect.x >= 0 && rect.y >= 0 && rect.x + rect.width <= image.width && rect.y + rect.height <= image.height
                      && out.count == rect.width * rect.height && (mask.map { $0.count == image.width * image.height } ?? true))
         let w = image.width, rw = rect.width
@@ -113,6 +129,7 @@ struct Ditherer {
         var nextRow = [Int32](repeating: 0, count: (rw + 2) * 3)
         let sierra = method == .sierra
         let pal = palette.rgb
+        let keep = CanvasKeeping(canvas: canvas, transparentIndex: transparentIndex, tolerance: keepTolerance, palette: pal)
         image.pixels.withUnsafeBufferPointer { p in
             pal.withUnsafeBufferPointer { pal in
                 out.withUnsafeMutableBufferPointer { out in
@@ -131,10 +148,12 @@ struct Ditherer {
                                     let r = clamp(Int(p[i4]) &+ Int(current[e]) / 16)
                                     let g = clamp(Int(p[i4 &+ 1]) &+ Int(current[e &+ 1]) / 16)
                                     let b = clamp(Int(p[i4 &+ 2]) &+ Int(current[e &+ 2]) / 16)
-                                    let index = lookup.nearest(r, g, b)
+                                    let nearest = lookup.nearest(r, g, b)
+                                    let index = keep?.choice(r, g, b, index: nearest, pixel: i) ?? nearest
                                     out[y &* rw &+ x] = index
-                                    let c = Int(index) &* 3
-                                    let er = damped(r &- Int(pal[c])), eg = damped(g &- Int(pal[c &+ 1])), eb = damped(b &- Int(pal[c &+ 2]))
+                                    let shown = index == nearest ? (Int(pal[Int(index) &* 3]), Int(pal[Int(index) &* 3 &+ 1]), Int(pal[Int(index) &* 3 &+ 2]))
+                                                                 : keep!.canvasColor(i)
+                                    let er = damped(r &- shown.0), eg = damped(g &- shown.1), eb = damped(b &- shown.2)
                                     let ahead = leftToRight ? e &+ 3 : e &- 3
                                     let behind = leftToRight ? e &- 3 : e &+ 3
                                     if sierra {
@@ -162,6 +181,33 @@ struct Ditherer {
 }
 
 @inline(__always) private func clamp(_ v: Int) -> Int { v < 0 ? 0 : (v > 255 ? 255 : v) }
+
+/// The choice between a fresh palette colour and what the viewer already sees.
+private struct CanvasKeeping {
+    let canvas: [UInt8]
+    let transparentIndex: UInt8
+    let tolerance: Int
+    let palette: [UInt8]
+
+    /// nil when there is nothing to keep (no canvas, or no transparent index).
+    init?(canvas: [UInt8]?, transparentIndex: UInt8?, tolerance: Int, palette: [UInt8]) {
+        guard let canvas, let transparentIndex else { return nil }
+        (self.canvas, self.transparentIndex, self.tolerance, self.palette) = (canvas, transparentIndex, tolerance, palette)
+    }
+
+    @inline(__always) func canvasColor(_ pixel: Int) -> (Int, Int, Int) {
+        (Int(canvas[pixel * 3]), Int(canvas[pixel * 3 + 1]), Int(canvas[pixel * 3 + 2]))
+    }
+
+    /// The transparent index when the canvas shows the wanted colour (r, g, b) at least as well
+    /// as palette entry `index` does, else `index`.
+    @inline(__always) func choice(_ r: Int, _ g: Int, _ b: Int, index: UInt8, pixel: Int) -> UInt8 {
+        let c = canvasColor(pixel), p = Int(index) * 3
+        let kept = Palette.distance(r, g, b, c.0, c.1, c.2)
+        let fresh = Palette.distance(r, g, b, Int(palette[p]), Int(palette[p + 1]), Int(palette[p + 2]))
+        return kept <= fresh + tolerance ? transparentIndex : index
+    }
+}
 /// The error passed on, in 1/16ths: errors of a few levels are dropped (the palette is already
 /// close; diffusing them only sprinkles noise over flat areas, which costs bytes and crawls from
 /// frame to frame), the rest is damped to 3/4 and capped. Measured on a 720p test clip: smaller
