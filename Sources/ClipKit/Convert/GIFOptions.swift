@@ -137,13 +137,15 @@ extension GIFOptions {
     var keepsShownPixels: Bool { lossy == 0 && maxBytes == nil }
 
     /// How much farther (`Palette.distance` units, 3:4:2-weighted squared RGB) what is shown
-    /// may be from a pixel's colour than the nearest palette colour, for the pixel to keep it.
+    /// may be from a pixel's colour than the nearest palette colour, for the pixel to keep it;
+    /// never more than the change threshold (at `--threshold 0` only what is as close is kept,
+    /// so colours the palette holds stay exact).
     /// Measured with bench/rd_eval.py (bytes / SSIMULACRA2, 0 = keep only what is as close):
     /// with the defaults it took 0.05-2.9% off the bytes of the four clips and added 0-0.4
-    /// points (200 lost up to 0.7 points); at `--threshold 0` the 1080p clip fell from
-    /// 1,134,759 B / 68.4 (no keeping) to 743,678 B / 69.5 and the natural one from 1,720,320 /
-    /// 74.5 to 1,588,791 / 77.2, while 150 and more made 720p bigger (kept pixels scattered
-    /// through a dithered area cut LZW's strings).
+    /// points (200 lost up to 0.7 points); at `--threshold 60` the 1080p clip fell from
+    /// 847 KB / 68.5 (no keeping) to 671 KB / 68.1 and the natural one from 1,652 KB / 72.8 to
+    /// 1,541 KB / 73.4. At 150 and more, kept pixels scattered through a dithered area cut
+    /// LZW's strings (720p at threshold 0 grew 14%).
     static let keepTolerance = 60
 
     /// Points of the frontier, best first (a sweep of colours x lossy x threshold on

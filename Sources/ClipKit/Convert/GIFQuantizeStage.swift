@@ -74,7 +74,8 @@ struct GIFQuantizeStage {
         ditherer.deadline = options.limits.deadline
         if !change.isFirst, options.keepsShownPixels, let shown, shown.count == image.width * image.height * 3 {
             ditherer.canvas = shown
-            ditherer.keepTolerance = GIFOptions.keepTolerance
+            // Never past the change threshold: at 0 a colour the palette holds stays exact.
+            ditherer.keepTolerance = min(GIFOptions.keepTolerance, options.changeThreshold)
         }
         let indices = ditherer.indices(for: image, rect: change.rect, mask: mask, transparentIndex: transparent)
         record(indices, rect: change.rect, palette: palette, transparent: transparent, canvasWidth: image.width, canvasHeight: image.height)
