@@ -78,7 +78,9 @@ struct GIFQuantizeStage {
             ditherer.keepTolerance = min(GIFOptions.keepTolerance, options.changeThreshold)
         }
         let indices = ditherer.indices(for: image, rect: change.rect, mask: mask, transparentIndex: transparent)
-        record(indices, rect: change.rect, palette: palette, transparent: transparent, canvasWidth: image.width, canvasHeight: image.height)
+        if options.keepsShownPixels {
+            record(indices, rect: change.rect, palette: palette, transparent: transparent, canvasWidth: image.width, canvasHeight: image.height)
+        }
         // With a global palette the table (and its transparent slot) is the file's global one.
         let table: [UInt8]? = globalPalette != nil ? nil : (transparent == nil ? palette.rgb : palette.rgb + [0, 0, 0])
         let frame = GIFFrame(left: change.rect.x, top: change.rect.y, width: change.rect.width, height: change.rect.height,
