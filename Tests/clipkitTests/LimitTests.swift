@@ -12,6 +12,10 @@ import TestSupport
         (["thumb", "counter.mp4", "--max-pixels", "100"], "--max-pixels"),
         (["explode", "counter.mp4", "--max-frames", "10"], "--max-frames"),
         (["gif", "motion.mp4", "--fps", "50", "--size", "0", "--timeout", "0.01"], "--timeout"),
+        // Lossy: the writer hands what it showed back to the quantiser; a limit on either side ends both.
+        (["gif", "counter.mp4", "--lossy", "40", "--max-output", "1000"], "--max-output"),
+        (["gif", "counter.mp4", "--lossy", "40", "--max-frames", "5"], "--max-frames"),
+        (["gif", "motion.mp4", "--lossy", "40", "--fps", "50", "--size", "0", "--timeout", "0.01"], "--timeout"),
     ])
     func limitIsAnError(_ arguments: [String], _ option: String) throws {
         let dir = Fixture.scratchDirectory()

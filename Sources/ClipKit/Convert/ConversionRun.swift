@@ -140,10 +140,13 @@ struct ConversionRun: Sendable {
         let targets = animations.targets
         let sinks = (outputs.gif == nil ? 0 : 1) + (outputs.poster == nil ? 0 : 1) + targets.count
         var branches = pipeline.tee("\(stageLabel).tee", from: decoded, count: sinks, capacity: min(capacity, 2))[...]
+        // Lossy LZW with one writer: the writer tells the quantiser what it showed, image by image.
+        let shownFeedback: BoundedQueue<[UInt8]>? = options.feedsShownBack && !transparentFrames ? pipeline.queue(capacity: 1) : nil
         let quantized = outputs.gif.map { _ in
             pipeline.stage("\(stageLabel).quantise", from: branches.removeFirst(), capacity: min(capacity, 2)) {
                 [path] (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<QuantizedMessage>) in
-                var stage = GIFQuantizeStage(options: options, globalPalette: globalPalette, transparentFrames: transparentFrames, source: path)
+                var stage = GIFQuantizeStage(options: options, globalPalette: globalPalette, transparentFrames: transparentFrames, source: path,
+                                             shownFeedback: shownFeedback)
                 try stage.run(input, output)
             }
         }
@@ -158,8 +161,9 @@ struct ConversionRun: Sendable {
         var gif: GIFResult?
         var commit = OutputCommit()
         if let destination = outputs.gif, let quantized {
-            let ladder = GIFWriterLadder(run: self, options: options, destination: destination, globalPalette: globalPalette,
+            var ladder = GIFWriterLadder(run: self, options: options, destination: destination, globalPalette: globalPalette,
                                          prune: prune, expectedCount: expectedCount)
+            ladder.shownFeedback = shownFeedback
             switch try ladder.write(quantized, pipeline: pipeline) {
             case .chosen(let result, let file):
                 if let floor = options.minQuality, let score = result.ssimulacra2, score < floor { return .belowFloor(result) }

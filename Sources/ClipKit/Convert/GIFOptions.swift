@@ -130,11 +130,17 @@ extension GIFOptions {
     /// Whether the quantiser lets a changed pixel keep what the viewer already sees (the
     /// transparent index) where that is within `keepTolerance` of the nearest palette colour
     /// to it, dithering error included: a still area keeps its dither pattern instead of being
-    /// dithered anew. Only when the GIF is written exactly as quantised: lossy LZW (and the
-    /// `--max-bytes` ladder, which writes lossy levels from the same frames) shows colours the
-    /// quantiser does not know, and measured on the bench clips at `--lossy 40` keeping then
-    /// cost 720p 1.6 points at 6% more bytes.
-    var keepsShownPixels: Bool { lossy == 0 && maxBytes == nil }
+    /// dithered anew. It needs to know exactly what the viewer sees: when the GIF is written as
+    /// quantised (exact LZW) the quantiser follows it itself; under lossy LZW the one writer
+    /// hands each image's result back (`feedsShownBack`). Not with `--max-bytes`, whose ladder
+    /// writes several lossy levels from the same frames, each showing something else. (Keeping
+    /// against the quantiser's own canvas under lossy LZW cost 720p 1.6 points at 6% more bytes
+    /// at `--threshold 0 --lossy 40`; against the writer's, it gained 1.1 points.)
+    var keepsShownPixels: Bool { maxBytes == nil }
+
+    /// Whether the GIF writer hands what the viewer sees back to the quantiser after each image
+    /// (lossy LZW, one writer). The two stages then take turns instead of overlapping.
+    var feedsShownBack: Bool { lossy > 0 && maxBytes == nil }
 
     /// How much farther (`Palette.distance` units, 3:4:2-weighted squared RGB) what is shown
     /// may be from a pixel's colour than the nearest palette colour, for the pixel to keep it;
@@ -160,7 +166,7 @@ extension GIFOptions {
     /// smears text, while it needs few colours; it falls off a cliff past lossy ~140, so 75
     /// stays at 120). The threshold rises only at the very bottom, where nothing else saves bytes.
     static let qualityAnchors: [(quality: Int, colors: Int, threshold: Int, lossy: Int)] = [
-        (100, 256, 250, 0), (90, 256, 20, 40), (75, 192, 40, 120), (50, 128, 60, 200),
+        (100, 256, 250, 0), (90, 256, 2, 40), (75, 192, 2, 80), (60, 128, 2, 150), (50, 128, 20, 200),
         (35, 64, 60, 300), (20, 48, 60, 500), (1, 32, 2000, 1000),
     ]
 

@@ -13,12 +13,22 @@ struct GIFQuantizeStage {
     private var diff: FrameDiff
     /// The last frame written whole (transparent mode), to merge repeats of it.
     private var lastWhole: RGBAImage?
-    /// What the GIF shows so far, RGB per pixel, as quantised (which is what is written when
-    /// `options.keepsShownPixels`).
+    /// What the GIF shows so far, RGB per pixel: as quantised when written exact, else as the
+    /// writer reports it through `shownFeedback`; nil when unknown.
     private var shown: [UInt8]?
+    /// Where the writer hands back what the viewer sees after each image it was given
+    /// (`GIFOptions.feedsShownBack`): one message per frame that is not `isUnchanged`, an empty
+    /// one when it does not know.
+    let shownFeedback: BoundedQueue<[UInt8]>?
+    /// Frames handed on whose result the writer has not reported yet: taken (in order) just
+    /// before the next dithering, so the next frame's difference and palette are worked out
+    /// while the writer encodes.
+    private var unreported = 0
 
-    init(options: GIFOptions, globalPalette: Palette?, transparentFrames: Bool, source: String) {
+    init(options: GIFOptions, globalPalette: Palette?, transparentFrames: Bool, source: String,
+         shownFeedback: BoundedQueue<[UInt8]>? = nil) {
         self.options = options
+        self.shownFeedback = shownFeedback
         self.globalPalette = globalPalette
         self.transparentFrames = transparentFrames
         self.source = source
@@ -38,10 +48,27 @@ struct GIFQuantizeStage {
                 if options.measure { quantized.sourceLuma = LumaPlane(frame.image); quantized.sourceImage = frame.image }
                 try options.limits.checkDeadline(source)
                 if !output.push(.frame(quantized)) { return }
+                if shownFeedback != nil, !quantized.isUnchanged { unreported += 1 }
             case .end(let duration, let warnings):
+                // Taken so that no report waits for room in the one-message queue.
+                catchUpWithWriter()
                 output.push(.end(duration: duration, warnings: warnings))
                 return
             }
+        }
+    }
+
+    /// Takes the writer's reports of the frames handed on so far; the last is what the viewer
+    /// sees now. A cancelled queue (the run is stopping) leaves nothing known.
+    private mutating func catchUpWithWriter() {
+        guard let shownFeedback else { return }
+        while unreported > 0 {
+            unreported -= 1
+            guard let canvas = try? shownFeedback.pop() else {
+                (shown, unreported) = (nil, 0)
+                return
+            }
+            shown = canvas.isEmpty ? nil : canvas
         }
     }
 
@@ -72,13 +99,17 @@ struct GIFQuantizeStage {
         let transparent: UInt8? = change.isFirst ? nil : UInt8(palette.count)
         var ditherer = Ditherer(palette: palette, method: options.dither)
         ditherer.deadline = options.limits.deadline
-        if !change.isFirst, options.keepsShownPixels, let shown, shown.count == image.width * image.height * 3 {
+        catchUpWithWriter()
+        // What is shown is known exactly when written as quantised, or when the writer reports it.
+        let knowsShown = options.keepsShownPixels && (options.lossy == 0 || shownFeedback != nil)
+        if !change.isFirst, knowsShown, let shown, shown.count == image.width * image.height * 3 {
             ditherer.canvas = shown
-            // Never past the change threshold: at 0 a colour the palette holds stays exact.
-            ditherer.keepTolerance = min(GIFOptions.keepTolerance, options.changeThreshold)
+            // Never past the change threshold (at 0 a colour the palette holds stays exact), and
+            // none on top of lossy LZW's own tolerance.
+            ditherer.keepTolerance = options.lossy > 0 ? 0 : min(GIFOptions.keepTolerance, options.changeThreshold)
         }
         let indices = ditherer.indices(for: image, rect: change.rect, mask: mask, transparentIndex: transparent)
-        if options.keepsShownPixels {
+        if knowsShown && shownFeedback == nil {
             record(indices, rect: change.rect, palette: palette, transparent: transparent, canvasWidth: image.width, canvasHeight: image.height)
         }
         // With a global palette the table (and its transparent slot) is the file's global one.

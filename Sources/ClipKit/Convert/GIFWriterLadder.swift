@@ -48,6 +48,8 @@ struct GIFWriterLadder: Sendable {
     /// Whether writers may stop early (off for the rerun after a wrong projection).
     let prune: Bool
     let expectedCount: Int?
+    /// Where the one writer (no `--max-bytes`) hands what the viewer sees back to the quantiser.
+    var shownFeedback: BoundedQueue<[UInt8]>?
 
     /// Lossy levels written side by side for `--max-bytes`. On the bench clips neighbouring levels
     /// differ in size by under 8%, so the least lossy one that fits lies within 90-100% of the limit
@@ -110,6 +112,7 @@ struct GIFWriterLadder: Sendable {
         levelOptions.lossy = level.lossy
         let path = run.path
         var writer = GIFWriterStage(destination: destination, source: path, options: levelOptions, globalPalette: globalPalette, budget: budget)
+        if level.count == 1 { writer.shownFeedback = shownFeedback }
         var done = 0
         do {
             while let message = try input.pop() {

@@ -19,6 +19,9 @@ struct GIFWriterStage {
     private var writtenCentiseconds = 0
     /// What the viewer sees, scored against the source (`options.measure`).
     private var meter: GIFQualityMeter?
+    /// Where what the viewer sees goes back to the quantiser after each image (see
+    /// `GIFQuantizeStage.shownFeedback`); nil when nobody asks.
+    var shownFeedback: BoundedQueue<[UInt8]>?
 
     init(destination: URL, source: String, options: GIFOptions, globalPalette: Palette?, budget: ByteBudget) {
         self.destination = destination
@@ -48,6 +51,7 @@ struct GIFWriterStage {
             var frame = quantized.frame
             if frame.localPalette == nil || frame.localPalette == globalTable { frame.localPalette = nil }
             let image = try encoder.prepare(frame, recordShown: meter != nil)
+            shownFeedback?.push(encoder.shownCanvas ?? [])
             meter?.draw(left: frame.left, top: frame.top, width: frame.width, height: frame.height, disposal: frame.disposal,
                         transparentIndex: frame.transparentIndex, table: image.table, shown: image.shown)
             if pending.count == 2 {

@@ -26,6 +26,10 @@ public final class GIFEncoder {
     /// image covering the screen until a disposal clears or restores part of it.
     private var canvas: [UInt8]?
 
+    /// What the viewer sees after the images prepared so far (RGB per screen pixel), while it is
+    /// known (lossy writing from an opaque first image); nil otherwise.
+    var shownCanvas: [UInt8]? { canvas }
+
     /// Starts a GIF of `width` x `height`. `loopCount` 0 loops forever, N writes the NETSCAPE2.0
     /// count N, nil writes no loop extension (plays once). `globalPalette` nil writes no global table.
     public convenience init(url: URL, width: Int, height: Int, globalPalette: Palette?, loopCount: Int?) throws {
