@@ -156,15 +156,14 @@ extension GIFOptions {
 
     /// Points of the frontier, best first (a sweep of colours x lossy x threshold on
     /// bench/rd_eval.py's four clips, scored with SSIMULACRA2, the colour-aware measure).
-    /// Floyd-Steinberg stays on and the change threshold is fine (a coarse threshold's stale
-    /// pixels are what the measure punishes most): 20 at 90, where the canvas-aware lossy LZW
-    /// decides better than a threshold what may stay (256 colours, lossy 40: +3.6, +4.7, +0.3
-    /// and +2.4 points against threshold 60 on the 720p, 1080p, screen and natural clips), 40
-    /// at 75, 60 from 50 down (below that, 20-40 cost the 1080p clip 1-5 points). Colours and
-    /// lossy LZW fall together, as either alone costs more: 128 colours at lossy 200 beat 256 at
-    /// lossy 300 at equal bytes on all four clips (the screen recording by 12 points: lossy
-    /// smears text, while it needs few colours; it falls off a cliff past lossy ~140, so 75
-    /// stays at 120). The threshold rises only at the very bottom, where nothing else saves bytes.
+    /// Floyd-Steinberg stays on. The change threshold is near 0 from 90 to 60: lossy LZW that
+    /// sees the canvas, and the quantiser keeping what the writer showed, decide better than a
+    /// threshold what may stay (a coarse threshold's stale pixels are what the measure punishes
+    /// most); at equal bytes threshold 60 lost up to 7 points on the 720p clip. It rises to 20 at
+    /// 50 and 60 below, where the faint-noise 1080p clip needs it to save bytes. Colours and
+    /// lossy LZW fall together, as either alone costs more (the screen recording falls off a
+    /// cliff past lossy ~150 at 192-256 colours, not at 128). At the very bottom the threshold
+    /// rises, as nothing else saves bytes.
     static let qualityAnchors: [(quality: Int, colors: Int, threshold: Int, lossy: Int)] = [
         (100, 256, 250, 0), (90, 256, 2, 40), (75, 192, 2, 80), (60, 128, 2, 150), (50, 128, 20, 200),
         (35, 64, 60, 300), (20, 48, 60, 500), (1, 32, 2000, 1000),
