@@ -66,8 +66,11 @@ fi
 
 echo "bench: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 bash bench/gen_inputs.sh ${quick:+quick}
-python3 bench/report.py .build/release/clipkit > bench/report.md || echo "bench: the report rows failed (bench/report.py)" >&2
+mkdir -p bench/cache
+python3 bench/report.py .build/release/clipkit > bench/cache/report.md || echo "bench: the report rows failed (bench/report.py)" >&2
 python3 bench/bench.py ${quick:+--quick}
+# clipkit report (issue 21): its rows, measured above, after bench.py has written results.md
+[ -s bench/cache/report.md ] && { echo; echo "## clipkit report"; echo; cat bench/cache/report.md; } >>bench/results.md
 # issue 20: bytes vs SSIMULACRA2 on 3 s cuts of four clips (writes bench/cache/rd20.md and bench/rd20.png)
 if [ -z "$quick" ] && python3 -c "import ssimulacra2, imagequant, skimage" 2>/dev/null; then
     python3 bench/rd_sweep20.py --clipkit .build/release/clipkit >/dev/null &&

@@ -88,7 +88,7 @@ struct GIFCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Lossy LZW compression, 0 (off, exact) to 1000: higher gives smaller files with more noise; 20 to 80 is a good range.", valueName: "n"))
     var lossy: Int = 0
 
-    @Option(help: ArgumentHelp("One knob for size against fidelity, 1-100: sets --colors, --threshold and --lossy (Floyd-Steinberg dithering stays on) along the bytes/SSIMULACRA2 frontier measured on natural clips (100 = the defaults; options given explicitly win). Below 90 colours fall as lossy rises (128 colours and lossy 200 at 50); the threshold rises only below 20. WebP: its lossy quality (default 80).", valueName: "q"))
+    @Option(help: ArgumentHelp("One knob for size against fidelity, 1-100: sets --colors, --threshold and --lossy (Floyd-Steinberg dithering stays on) along the bytes/SSIMULACRA2 frontier measured on natural clips (100 = the defaults; options given explicitly win). Below 90 colours fall as lossy rises (192 colours and lossy 80 at 75, 128 and 200 at 50); the threshold stays near 0 down to 60, then rises (20 at 50, 60 at 35, 2000 at 1). WebP: its lossy quality (default 80).", valueName: "q"))
     var quality: Int?
 
     @Option(help: ArgumentHelp("Largest GIF wanted: bytes, or with a unit (500KB, 5MB, 2MiB). The least lossy GIF that fits is written (lossy levels side by side at --threshold 60 unless given; then a smaller width); never larger.", valueName: "size"))

@@ -114,4 +114,25 @@ import TestSupport
             #expect(result.status == 2, "\(bad): \(result.stderr)")
         }
     }
+
+    @Test(arguments: [["--lossy", "40"], ["--quality", "50"], ["--lossy", "40", "--palette", "global"]])
+    func repeatedFramesUnderLossyLZWFinish(_ options: [String]) throws {
+        // Identical PNG frames are not merged (each keeps its delay): every one after the first
+        // draws nothing. Under lossy LZW the writer reports each image back to the quantiser; a
+        // run of frames that draw nothing once left both waiting on each other forever.
+        let dir = Fixture.scratchDirectory()
+        var pixels: [UInt8] = []
+        for i in 0..<(48 * 32) { pixels += [UInt8(i * 7 & 255), UInt8(i * 13 & 255), UInt8(i & 255), 255] }
+        let image = RGBAImage(width: 48, height: 32, pixels: pixels)
+        var names: [String] = []
+        for i in 0..<8 {
+            names.append("\(i).png")
+            try PNGWriter.write(image, to: dir.appendingPathComponent(names[i]))
+        }
+        let run = try Spawn.clipkit(["gif"] + names + ["--delay", "10", "-o", "out.gif"] + options, in: dir, killAfter: 60)
+        #expect(!run.killed && run.exitStatus == 0, "\(run)")
+        let gif = try Decoded.gif(dir.appendingPathComponent("out.gif"), keep: 8)
+        #expect(gif.delays.reduce(0, +) == 80)
+        #expect(gif.canvases.allSatisfy { $0 == gif.canvases[0] })
+    }
 }

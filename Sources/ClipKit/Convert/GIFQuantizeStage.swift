@@ -20,7 +20,7 @@ struct GIFQuantizeStage {
     /// (`GIFOptions.feedsShownBack`): one message per frame that is not `isUnchanged`, an empty
     /// one when it does not know.
     let shownFeedback: BoundedQueue<[UInt8]>?
-    /// Frames handed on whose result the writer has not reported yet: taken (in order) just
+    /// Frames handed on whose result the writer has not reported yet (0 or 1): taken just
     /// before the next dithering, so the next frame's difference and palette are worked out
     /// while the writer encodes.
     private var unreported = 0
@@ -47,6 +47,10 @@ struct GIFQuantizeStage {
                 var quantized = quantize(frame.image, time: frame.time)
                 if options.measure { quantized.sourceLuma = LumaPlane(frame.image); quantized.sourceImage = frame.image }
                 try options.limits.checkDeadline(source)
+                // At most one report outstanding, so the writer never waits for room to report
+                // while this stage waits for room to hand on (a frame that drew nothing was not
+                // dithered, so it has not caught up yet).
+                if !quantized.isUnchanged { catchUpWithWriter() }
                 if !output.push(.frame(quantized)) { return }
                 if shownFeedback != nil, !quantized.isUnchanged { unreported += 1 }
             case .end(let duration, let warnings):

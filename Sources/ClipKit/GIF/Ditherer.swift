@@ -208,6 +208,7 @@ private struct CanvasKeeping {
         return kept <= fresh + tolerance ? transparentIndex : index
     }
 }
+
 /// The error passed on, in 1/16ths: errors of a few levels are dropped (the palette is already
 /// close; diffusing them only sprinkles noise over flat areas, which costs bytes and crawls from
 /// frame to frame), the rest is damped to 3/4 and capped. Measured on a 720p test clip: smaller
