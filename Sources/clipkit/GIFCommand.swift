@@ -82,7 +82,7 @@ struct GIFCommand: ParsableCommand {
     @Option(help: ArgumentHelp("per-frame (each frame its own best colours) or global (one palette for the clip).", valueName: "kind"))
     var palette: String = PaletteMode.perFrame.rawValue
 
-    @Option(help: ArgumentHelp("Colour change below which a pixel counts as unchanged between frames (0 = exact; larger = smaller files).", valueName: "n"))
+    @Option(help: ArgumentHelp("Colour change below which a pixel counts as unchanged between frames (0 = exact; larger = smaller files). A changed pixel may also keep what is already shown where that is about as close to it as a fresh colour (within 60, never more than this; under --lossy, at least as close).", valueName: "n"))
     var threshold: Int = GIFOptions().changeThreshold
 
     @Option(help: ArgumentHelp("Lossy LZW compression, 0 (off, exact) to 1000: higher gives smaller files with more noise; 20 to 80 is a good range.", valueName: "n"))
