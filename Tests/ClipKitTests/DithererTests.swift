@@ -24,28 +24,9 @@ import Testing
         return ditherer.indices(for: image, rect: rect ?? whole(image), mask: mask, transparentIndex: transparentIndex)
     }
 
-    /// The mean over 8x8 blocks (and RGB) of |block mean of the output - block mean of the source|:
-    /// how far the colour seen from a little way off is from the source.
+    /// How far the colour seen from a little way off is from the source (BlockMeanError).
     func blockMeanError(_ source: RGBAImage, _ palette: Palette, _ out: [UInt8]) -> Double {
-        let w = source.width, h = source.height
-        var total = 0.0, blocks = 0
-        for by in stride(from: 0, to: h - 7, by: 8) {
-            for bx in stride(from: 0, to: w - 7, by: 8) {
-                for k in 0..<3 {
-                    var s = 0, o = 0
-                    for y in by..<(by + 8) {
-                        for x in bx..<(bx + 8) {
-                            let i = y * w + x
-                            s += Int(source.pixels[i * 4 + k])
-                            o += Int(palette.rgb[Int(out[i]) * 3 + k])
-                        }
-                    }
-                    total += abs(Double(s - o)) / 64
-                    blocks += 1
-                }
-            }
-        }
-        return total / Double(blocks)
+        BlockMeanError.between(source, palette, out)
     }
 
     /// 16 evenly spaced grays, 17 levels apart.

@@ -208,6 +208,21 @@ import TestSupport
         }
     }
 
+    /// The share of the still shot's still area (outside the square's path, x 8...71, y 20...31)
+    /// shown in another colour in frame `f` than in frame `f - 1`.
+    static func flicker(_ shown: [RGBAImage], at f: Int) -> Double {
+        let w = shown[f].width, h = shown[f].height
+        var changed = 0, still = 0
+        for y in 0..<h {
+            for x in 0..<w where !((20..<32).contains(y) && (8..<72).contains(x)) {
+                still += 1
+                let i = (y * w + x) * 4
+                if shown[f].pixels[i..<i + 3] != shown[f - 1].pixels[i..<i + 3] { changed += 1 }
+            }
+        }
+        return Double(changed) / Double(still)
+    }
+
     @Test func stillAreasKeepWhatIsShownAndItsColour() throws {
         // Noise past the change threshold (60) in every frame: a still area keeps its dither
         // pattern wherever that is within 60 of a fresh colour (error included), so the picture
@@ -219,42 +234,13 @@ import TestSupport
         // Lossy LZW turns keeping off (the quantised frames are otherwise the same): the baseline.
         options.lossy = 1
         let redithered = Self.canvases(of: images, options: options)
-        let w = 96, h = 64
-        func flicker(_ shown: [RGBAImage], _ f: Int) -> Double {
-            // Outside the square's path (x 8...71, y 20...31), the share of pixels shown in another colour than before.
-            var changed = 0, still = 0
-            for y in 0..<h {
-                for x in 0..<w where !((20..<32).contains(y) && (8..<72).contains(x)) {
-                    still += 1
-                    let i = (y * w + x) * 4
-                    if shown[f].pixels[i..<i + 3] != shown[f - 1].pixels[i..<i + 3] { changed += 1 }
-                }
-            }
-            return Double(changed) / Double(still)
-        }
         var shares: [Double] = [], before: [Double] = []
         for f in 1..<shown.count {
-            shares.append(flicker(shown, f))
-            before.append(flicker(redithered, f))
+            shares.append(Self.flicker(shown, at: f))
+            before.append(Self.flicker(redithered, at: f))
             // The colour seen from a little way off (8x8 block means) is the source's.
-            var total = 0.0, blocks = 0
-            for by in stride(from: 0, to: h - 7, by: 8) {
-                for bx in stride(from: 0, to: w - 7, by: 8) {
-                    for k in 0..<3 {
-                        var s = 0, o = 0
-                        for y in by..<(by + 8) {
-                            for x in bx..<(bx + 8) {
-                                let i = (y * w + x) * 4 + k
-                                s += Int(images[f].pixels[i])
-                                o += Int(shown[f].pixels[i])
-                            }
-                        }
-                        total += abs(Double(s - o)) / 64
-                        blocks += 1
-                    }
-                }
-            }
-            #expect(total / Double(blocks) < 2.5, "frame \(f): block-mean error \(total / Double(blocks))")
+            let error = BlockMeanError.between(images[f], shown[f])
+            #expect(error < 2.5, "frame \(f): block-mean error \(error)")
         }
         let mean = shares.reduce(0, +) / Double(shares.count), meanBefore = before.reduce(0, +) / Double(before.count)
         // Measured: 35% of the still area shown in a new colour per frame on average (each
@@ -296,20 +282,9 @@ import TestSupport
         options.maxBytes = 100_000_000
         let fitted = try GIFConverter(options: options).convert(images: urls, delays: [10, 10, 10, 10, 10, 10], to: ladder)
         #expect(fitted.settings.lossy == 40 && fitted.settings.changeThreshold == 0)
-        let w = 96, h = 64
         func flicker(_ url: URL) throws -> Double {
             let canvases = try GiflibReference(url: url).canvases
-            var changed = 0, still = 0
-            for f in 1..<canvases.count {
-                for y in 0..<h {
-                    for x in 0..<w where !((20..<32).contains(y) && (8..<72).contains(x)) {
-                        still += 1
-                        let i = (y * w + x) * 4
-                        if canvases[f].pixels[i..<i + 3] != canvases[f - 1].pixels[i..<i + 3] { changed += 1 }
-                    }
-                }
-            }
-            return Double(changed) / Double(still)
+            return (1..<canvases.count).map { Self.flicker(canvases, at: $0) }.reduce(0, +) / Double(canvases.count - 1)
         }
         let withFeedback = try flicker(kept), without = try flicker(ladder)
         // Measured: 55% of the still area shown in a new colour per frame, against 99% (at
