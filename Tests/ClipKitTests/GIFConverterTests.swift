@@ -191,20 +191,10 @@ import TestSupport
     /// The canvases a viewer sees, frame by frame, from the quantise stage's frames.
     static func canvases(of images: [RGBAImage], options: GIFOptions) -> [RGBAImage] {
         var stage = GIFQuantizeStage(options: options, globalPalette: nil, transparentFrames: false, source: "still")
-        var canvas = RGBAImage(width: images[0].width, height: images[0].height)
+        var compositor = Compositor(width: images[0].width, height: images[0].height, globalPalette: nil)
         return images.enumerated().map { t, image in
-            let frame = stage.quantize(image, time: Double(t) / 10).frame
-            let table = frame.localPalette ?? []
-            for y in 0..<frame.height {
-                for x in 0..<frame.width {
-                    let index = Int(frame.indices[y * frame.width + x])
-                    if index == frame.transparentIndex { continue }
-                    let o = ((frame.top + y) * canvas.width + frame.left + x) * 4
-                    canvas.pixels[o] = table[index * 3]; canvas.pixels[o + 1] = table[index * 3 + 1]
-                    canvas.pixels[o + 2] = table[index * 3 + 2]; canvas.pixels[o + 3] = 255
-                }
-            }
-            return canvas
+            compositor.draw(stage.quantize(image, time: Double(t) / 10).frame)
+            return compositor.canvas
         }
     }
 

@@ -127,20 +127,25 @@ extension GIFOptions {
     /// scene at 1.7 MB (half the default's bytes), 56.0 SSIMULACRA2 against 41.2 at 250.
     static let fittingThreshold = 60
 
-    /// Whether the quantiser lets a changed pixel keep what the viewer already sees (the
-    /// transparent index) where that is within `keepTolerance` of the nearest palette colour
-    /// to it, dithering error included: a still area keeps its dither pattern instead of being
-    /// dithered anew. It needs to know exactly what the viewer sees: when the GIF is written as
-    /// quantised (exact LZW) the quantiser follows it itself; under lossy LZW the one writer
-    /// hands each image's result back (`feedsShownBack`). Not with `--max-bytes`, whose ladder
-    /// writes several lossy levels from the same frames, each showing something else. (Keeping
-    /// against the quantiser's own canvas under lossy LZW cost 720p 1.6 points at 6% more bytes
-    /// at `--threshold 0 --lossy 40`; against the writer's, it gained 1.1 points.)
-    var keepsShownPixels: Bool { maxBytes == nil }
+    /// The quantiser lets a changed pixel keep what the viewer already sees (the transparent
+    /// index) where that is within `shownKeepTolerance` of the nearest palette colour to it,
+    /// dithering error included: a still area keeps its dither pattern instead of being
+    /// dithered anew. It needs to know exactly what the viewer sees, which it does in two cases:
+    /// the GIF is written as quantised (`writesAsQuantised`), so the quantiser follows it itself;
+    /// or under lossy LZW the one writer hands each image's result back (`feedsShownBack`). Not
+    /// with `--max-bytes`, whose ladder writes several lossy levels from the same frames, each
+    /// showing something else. (Keeping against the quantiser's own canvas under lossy LZW cost
+    /// 720p 1.6 points at 6% more bytes at `--threshold 0 --lossy 40`; against the writer's, it
+    /// gained 1.1 points.)
+    var writesAsQuantised: Bool { lossy == 0 && maxBytes == nil }
 
     /// Whether the GIF writer hands what the viewer sees back to the quantiser after each image
     /// (lossy LZW, one writer). The two stages then take turns instead of overlapping.
     var feedsShownBack: Bool { lossy > 0 && maxBytes == nil }
+
+    /// `keepTolerance` where the GIF is written as quantised, never past the change threshold
+    /// (at 0 a colour the palette holds stays exact); 0 under lossy LZW, which has its own.
+    var shownKeepTolerance: Int { lossy > 0 ? 0 : min(Self.keepTolerance, changeThreshold) }
 
     /// How much farther (`Palette.distance` units, 3:4:2-weighted squared RGB) what is shown
     /// may be from a pixel's colour than the nearest palette colour, for the pixel to keep it;

@@ -105,15 +105,13 @@ struct GIFQuantizeStage {
         ditherer.deadline = options.limits.deadline
         catchUpWithWriter()
         // What is shown is known exactly when written as quantised, or when the writer reports it.
-        let knowsShown = options.keepsShownPixels && (options.lossy == 0 || shownFeedback != nil)
-        if !change.isFirst, knowsShown, let shown, shown.count == image.width * image.height * 3 {
+        if !change.isFirst, options.writesAsQuantised || shownFeedback != nil,
+           let shown, shown.count == image.width * image.height * 3 {
             ditherer.canvas = shown
-            // Never past the change threshold (at 0 a colour the palette holds stays exact), and
-            // none on top of lossy LZW's own tolerance.
-            ditherer.keepTolerance = options.lossy > 0 ? 0 : min(GIFOptions.keepTolerance, options.changeThreshold)
+            ditherer.keepTolerance = options.shownKeepTolerance
         }
         let indices = ditherer.indices(for: image, rect: change.rect, mask: mask, transparentIndex: transparent)
-        if knowsShown && shownFeedback == nil {
+        if options.writesAsQuantised {
             record(indices, rect: change.rect, palette: palette, transparent: transparent, canvasWidth: image.width, canvasHeight: image.height)
         }
         // With a global palette the table (and its transparent slot) is the file's global one.
