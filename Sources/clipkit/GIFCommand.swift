@@ -27,7 +27,7 @@ struct GIFCommand: ParsableCommand {
           clipkit gif f1.png f2.png f3.png --delay 20 -o anim.gif
           clipkit gif anim.frames/frames.json -o rebuilt.gif
           clipkit gif in.mov -o in.gif -o in.webp -o in.mp4     three formats, one decode
-          clipkit gif in.mov --max-bytes 2MB --json              the least lossy GIF under 2 MB, its SSIM
+          clipkit gif in.mov --max-bytes 2MB --json              the best GIF under 2 MB, its SSIMULACRA2
         """
     )
 
@@ -88,10 +88,10 @@ struct GIFCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Lossy LZW compression, 0 (off, exact) to 1000: higher gives smaller files with more noise; 20 to 80 is a good range.", valueName: "n"))
     var lossy: Int = 0
 
-    @Option(help: ArgumentHelp("One knob for size against fidelity, 1-100: sets --colors, --threshold and --lossy (Floyd-Steinberg dithering stays on) along the bytes/SSIMULACRA2 frontier measured on natural clips (100 = the defaults; options given explicitly win). Below 90 colours fall as lossy rises (192 colours and lossy 80 at 75, 128 and 200 at 50); the threshold stays near 0 down to 60, then rises (20 at 50, 60 at 35, 2000 at 1). WebP: its lossy quality (default 80).", valueName: "q"))
+    @Option(help: ArgumentHelp("One knob for size against fidelity, 1-100: sets --colors, --threshold and --lossy (Floyd-Steinberg dithering stays on) along the bytes/SSIMULACRA2 frontier measured on natural clips (options given explicitly win). 100 draws every change exactly (threshold 0, no lossy): the largest and best; the default output (no --quality) is not on the scale. Below 90 colours fall as lossy rises (192 colours and lossy 80 at 75, 128 and 200 at 50); the threshold stays near 0 down to 60, then rises (20 at 50, 60 at 35, 2000 at 1). WebP: its lossy quality (default 80).", valueName: "q"))
     var quality: Int?
 
-    @Option(help: ArgumentHelp("Largest GIF wanted: bytes, or with a unit (500KB, 5MB, 2MiB). The least lossy GIF that fits is written (lossy levels side by side at --threshold 60 unless given; then a smaller width); never larger.", valueName: "size"))
+    @Option(help: ArgumentHelp("Largest GIF wanted: bytes, or with a unit (500KB, 5MB, 2MiB). The highest --quality level that fits is written (from --quality, else 100, down to 80; passes stop as soon as their size is known), below that a narrower picture at 80; --colors, --threshold or --lossy given stay. Never larger.", valueName: "size"))
     var maxBytes: String?
 
     @Option(help: ArgumentHelp("Lowest quality accepted, in SSIMULACRA2 points 0-100 (90 visually lossless, 70 high, 50 medium, 30 low; the mean measured by --measure): a GIF measured below it is not written (exit 1); with --max-bytes, a smaller picture is tried first. Default 30 with --max-bytes (none with --no-measure), else none. Values up to 1 (an SSIM) are refused.", valueName: "points"))

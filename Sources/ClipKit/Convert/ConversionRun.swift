@@ -61,7 +61,7 @@ struct ConversionRun: Sendable {
                 throw ClipKitError.cannotFit(path: path, reason: String(
                     format: "the GIF measures SSIMULACRA2 %.1f, below --min-quality %.3g (nothing written): lower --lossy, raise --quality or --colors, or lower --min-quality",
                     gif.ssimulacra2 ?? 0, options.minQuality ?? 0))
-            case .doesNotFit, .prunedTooEarly:
+            case .missed:
                 throw ClipKitError.internalFailure(path: path, reason: "a GIF without a byte limit did not fit")
             }
         }
@@ -75,13 +75,6 @@ struct ConversionRun: Sendable {
         return try convertFitting(animations: .finished(held))
     }
 
-    /// One decode into every output with `options`; run again without early stops when one was
-    /// premature, so the output never depends on the writers' timing.
-    func pass(_ options: GIFOptions, animations: AnimationPlan) throws -> PassOutcome {
-        let outcome = try decodePass(options, animations: animations, prune: true)
-        if case .prunedTooEarly = outcome { return try decodePass(options, animations: animations, prune: false) }
-        return outcome
-    }
 
     /// The frames of one pass: the producer, how many are expected, the queue depth, whether
     /// frames keep transparency, and the clip's palette (`--palette global`).
@@ -111,20 +104,17 @@ struct ConversionRun: Sendable {
             }
             var read = readOptions(options)
             read.queueCapacity = try Self.queueCapacity(info: reader.info, options: options, path: url.path)
-            if options.maxBytes != nil {
-                // Each --max-bytes writer holds up to two frames and (when lossy) what the viewer sees.
-                let output = options.size.resolve(width: reader.info.width, height: reader.info.height)
-                try options.limits.checkMemory(pictures: 3 * GIFWriterLadder.levels(from: options.lossy).count,
-                                               of: output.width * output.height * 4, what: "frames of the --max-bytes writers", path: url.path)
-            }
             // Transparency is kept: such frames are written whole, each clearing the last.
             return Opened(producer: try reader.makeProducer(options: read), read: read, transparentFrames: reader.info.hasAlpha,
                           globalPalette: palette)
         }
     }
 
-    /// decode -> (quantise -> GIF writers, poster, WebP/MP4 sinks), then every output committed together.
-    private func decodePass(_ options: GIFOptions, animations: AnimationPlan, prune: Bool) throws -> PassOutcome {
+    /// One decode into every output with `options`: decode -> (quantise -> GIF writer, poster,
+    /// WebP/MP4 sinks), then every output committed together. With `--max-bytes` the GIF's
+    /// writer may stop the pass early (`GIFPassWriter`); `mayStopUnder` lets it stop for a
+    /// projection far under the limit too.
+    func pass(_ options: GIFOptions, animations: AnimationPlan, mayStopUnder: Bool = false) throws -> PassOutcome {
         let opened = try open(options)
         let read = opened.read, capacity = read.queueCapacity
         let globalPalette = opened.globalPalette, transparentFrames = opened.transparentFrames
@@ -140,7 +130,7 @@ struct ConversionRun: Sendable {
         let targets = animations.targets
         let sinks = (outputs.gif == nil ? 0 : 1) + (outputs.poster == nil ? 0 : 1) + targets.count
         var branches = pipeline.tee("\(stageLabel).tee", from: decoded, count: sinks, capacity: min(capacity, 2))[...]
-        // Lossy LZW with one writer: the writer tells the quantiser what it showed, image by image.
+        // Lossy LZW: the writer tells the quantiser what it showed, image by image.
         let shownFeedback: BoundedQueue<[UInt8]>? = options.feedsShownBack && !transparentFrames ? pipeline.queue(capacity: 1) : nil
         let quantized = outputs.gif.map { _ in
             pipeline.stage("\(stageLabel).quantise", from: branches.removeFirst(), capacity: min(capacity, 2)) {
@@ -161,18 +151,17 @@ struct ConversionRun: Sendable {
         var gif: GIFResult?
         var commit = OutputCommit()
         if let destination = outputs.gif, let quantized {
-            var ladder = GIFWriterLadder(run: self, options: options, destination: destination, globalPalette: globalPalette,
-                                         prune: prune, expectedCount: expectedCount)
-            ladder.shownFeedback = shownFeedback
-            switch try ladder.write(quantized, pipeline: pipeline) {
-            case .chosen(let result, let file):
+            var writer = GIFPassWriter(run: self, options: options, destination: destination, globalPalette: globalPalette,
+                                       expectedCount: expectedCount)
+            writer.shownFeedback = shownFeedback
+            writer.mayStopUnder = mayStopUnder
+            switch try writer.write(quantized) {
+            case .written(let result, let file):
                 if let floor = options.minQuality, let score = result.ssimulacra2, score < floor { return .belowFloor(result) }
                 gif = result
                 commit.add(file, as: .main)
-            case .prunedTooEarly:
-                return .prunedTooEarly
-            case .doesNotFit(let miss):
-                return .doesNotFit(miss)
+            case .missed(let probe):
+                return .missed(probe)
             }
         }
         let finished: [FinishedAnimation]

@@ -6,7 +6,7 @@ import Foundation
 /// The stages, each on its own joined thread, joined by bounded queues (memory is bounded by
 /// their capacities and the frame size, never by the clip length):
 ///
-///     decode  --DecodedMessage-->  quantise  --QuantizedMessage-->  write (`GIFWriterLadder`)
+///     decode  --DecodedMessage-->  quantise  --QuantizedMessage-->  write (`GIFPassWriter`)
 ///         |--> poster (with `poster:`): the first frame as a PNG, from the same decode
 ///         \--> webp, mp4 (`AnimationStage`)
 ///

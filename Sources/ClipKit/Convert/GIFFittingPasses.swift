@@ -1,4 +1,4 @@
-// `--max-bytes` passes: the lossy ladder at a fine change threshold, then (nothing fits) widths
+// `--max-bytes` passes: the `--quality` levels of a `QualitySearch`, then (nothing fits) widths
 // fitted to the sizes the passes reached; the quality floor's retries.
 import Foundation
 
@@ -6,22 +6,16 @@ import Foundation
 enum PassOutcome {
     /// Every output is in place.
     case written(ConversionResult)
-    /// Writers stopped early were needed after all: the pass must run again without early stops.
-    case prunedTooEarly
-    /// No lossy level of the pass fits the byte limit; nothing was written.
-    case doesNotFit(FitMiss)
-    /// The GIF chosen measures below `GIFOptions.minQuality` (the more lossy ones measure lower
-    /// still); nothing was written.
+    /// The GIF does not fit the byte limit, or (`mayStopUnder`) is projected far under it;
+    /// nothing was written.
+    case missed(FitProbe)
+    /// The GIF measures below `GIFOptions.minQuality`; nothing was written.
     case belowFloor(GIFResult)
 }
 
 extension ConversionRun {
     /// How many times a GIF that fits but measures below `minQuality` is made again, each time 3/4 as wide.
     static let floorRetries = 3
-    /// Passes after the second with a width fitted to the ones before.
-    static let fittedPasses = 3
-    /// `--max-bytes` does not go below this width.
-    static let smallestFittingWidth = 16
 
     /// `--max-bytes`: the passes of `fittingPasses`; when the GIF that fits measures below the
     /// quality floor, again with a picture 3/4 as wide (a smaller picture needs less loss to fit).
@@ -34,66 +28,54 @@ extension ConversionRun {
                 return result
             case .belowFloor(let low):
                 let width = Int((Double(low.width) * 0.75).rounded(.down))
-                guard retries < Self.floorRetries, width >= Self.smallestFittingWidth else { throw belowFloor(low) }
+                guard retries < Self.floorRetries, width >= FitSearch.smallestWidth else { throw belowFloor(low) }
                 retries += 1
                 attempt.size = .width(width)
                 try options.limits.checkDeadline(path)
-            case .prunedTooEarly, .doesNotFit:
+            case .missed:
                 throw ClipKitError.internalFailure(path: path, reason: "a --max-bytes pass ended undecided")
             }
         }
     }
 
-    /// The pass with the options asked for (at `GIFOptions.fittingThreshold` unless `--threshold`
-    /// was given), then up to 1 + `fittedPasses` smaller widths. Returns the first pass that
-    /// wrote or measured below the floor; throws `cannotFit` when none fits.
+    /// The `--quality` levels of a `FitSearch` (from `--quality`, else 100, down to its floor),
+    /// then the widths below at the floor level. Returns the first pass that wrote or measured
+    /// below the quality floor; throws `cannotFit` when none fits.
     private func fittingPasses(_ asked: GIFOptions, animations: AnimationPlan) throws -> PassOutcome {
         guard let maxBytes = asked.maxBytes else { return try pass(asked, animations: animations) }
-        var options = asked
-        if options.changeThreshold == GIFOptions().changeThreshold { options.changeThreshold = GIFOptions.fittingThreshold }
-        let first = try pass(options, animations: animations)
-        guard case .doesNotFit(let miss) = first else { return first }
-        // Past the most lossy level: a smaller picture, with the same colours and threshold.
-        // Fewer colours and a coarser threshold (what this pass did before) lost 10-18
-        // SSIMULACRA2 points more than the width giving the same bytes on the 10 s 720p scene.
-        var smaller = options
-        // Aim the second pass at 93% of the limit. Bytes follow the area to a power below 1
-        // (smaller pictures compress worse): 0.73-0.76 on the 10 s bench clip, 0.55-0.6 on the
-        // motion fixture, from full width down to half. The lower figure is taken (width =
-        // ratio^(1/1.2)): a picture a little too small is made up by the ladder choosing less
-        // loss, one a little too large costs a third pass. A projection from 40% of the clip
-        // ran 8% low on the bench clip (its second half is busier). At least 5% narrower, so
-        // the pass is never the first one again.
-        let estimate = Double(miss.smallest) / (miss.projected ? 0.92 : 1)
-        let ratio = 0.93 * Double(maxBytes) / estimate
-        let width = Int((Double(miss.width) * min(pow(ratio, 1 / 1.2), 0.95)).rounded(.down))
-        guard width >= Self.smallestFittingWidth else { throw noFit(miss, limit: maxBytes) }
-        smaller.size = .width(width)
-        let second = try pass(smaller, animations: animations)
-        guard case .doesNotFit(var last) = second else { return second }
-        // Each frame's colour table and headers do not shrink with the picture: fit
-        // bytes = fixed + k * area through the last two passes and aim the next at 90% of
-        // the limit (two passes at one size: bytes taken as proportional to the area). Up to
-        // three such passes, each narrower than the last.
-        var before = miss
-        for _ in 0..<Self.fittedPasses {
-            let a1 = Double(before.width * before.height), a2 = Double(last.width * last.height)
-            let target = 0.9 * Double(maxBytes)
-            var area = a2 * target / Double(last.smallest)
-            if a1 != a2 {
-                let k = (Double(before.smallest) - Double(last.smallest)) / (a1 - a2)
-                let fixed = Double(last.smallest) - k * a2
-                if k > 0, target > fixed { area = (target - fixed) / k }
+        var levels = FitSearch.levels(limit: maxBytes, top: asked.quality ?? 100)
+        while let level = levels.next() {
+            let options = asked.moved(toQuality: level)
+            // Levels whose settings are all given explicitly are the same GIF: over once, over always.
+            if let known = levels.probes.first(where: { $0.probe.over && GIFSettings(asked.moved(toQuality: $0.value)) == GIFSettings(options) }) {
+                levels.record(known.probe, at: level, ran: false)
+                continue
             }
-            let width = Int((Double(last.width) * (area / a2).squareRoot()).rounded(.down))
-            guard width >= Self.smallestFittingWidth, width < last.width else { break }
+            try options.limits.checkDeadline(path)
+            let outcome = try pass(options, animations: animations, mayStopUnder: levels.mayStopUnder(at: level))
+            guard case .missed(let probe) = outcome else { return outcome }
+            levels.record(probe, at: level)
+        }
+        guard let over = levels.lowestOver else {
+            throw ClipKitError.internalFailure(path: path, reason: "a --max-bytes search ended without a pass")
+        }
+        // Past the lowest level: a narrower picture at that level. (Fewer colours and a coarser
+        // threshold lost 10-18 SSIMULACRA2 points against the width giving the same bytes on the
+        // 10 s 720p scene.) When passes ran out above the floor, its size from the curve.
+        var miss = over.probe
+        if over.value != levels.bottom {
+            miss.bytes = Int(Double(miss.bytes) * exp(FitSearch.logSize(levels.bottom) - FitSearch.logSize(over.value)))
+        }
+        var smaller = asked.moved(toQuality: levels.bottom)
+        var widths = FitSearch.widths(limit: maxBytes, below: miss)
+        while let width = widths.next() {
             smaller.size = .width(width)
             try options.limits.checkDeadline(path)
-            let next = try pass(smaller, animations: animations)
-            guard case .doesNotFit(let miss) = next else { return next }
-            (before, last) = (last, miss)
+            let outcome = try pass(smaller, animations: animations, mayStopUnder: widths.mayStopUnder(at: width))
+            guard case .missed(let probe) = outcome else { return outcome }
+            widths.record(probe, at: width)
         }
-        throw noFit(last, limit: maxBytes)
+        throw noFit(widths.lowestOver?.probe ?? miss, level: levels.bottom, limit: maxBytes)
     }
 
     private func belowFloor(_ low: GIFResult) -> ClipKitError {
@@ -102,7 +84,8 @@ extension ConversionRun {
             options.minQuality ?? 0, options.maxBytes ?? 0, low.ssimulacra2 ?? 0, low.bytes, low.width, low.height, low.settings.lossy, low.settings.colors))
     }
 
-    private func noFit(_ miss: FitMiss, limit: Int) -> ClipKitError {
-        .cannotFit(path: path, reason: "no GIF fits in \(limit) bytes: the smallest clipkit made is \(miss.smallest) bytes (\(miss.width)x\(miss.height), most lossy); raise --max-bytes, or lower --fps or --duration")
+    private func noFit(_ miss: FitProbe, level: Int, limit: Int) -> ClipKitError {
+        let size = miss.complete ? "is \(miss.bytes) bytes" : "is about \(miss.bytes) bytes (projected)"
+        return .cannotFit(path: path, reason: "no GIF fits in \(limit) bytes: the smallest clipkit made \(size) (\(miss.width)x\(miss.height), --quality \(level)); raise --max-bytes, or lower --fps or --duration")
     }
 }

@@ -36,11 +36,15 @@ public struct GIFOptions: Sendable {
     public var lossy = 0
     public static let maxLossy = 1000
 
-    /// The largest GIF wanted, in bytes (`--max-bytes`); nil for no limit. The GIF is written at
-    /// several lossy levels (from `lossy` up) side by side and the least lossy one that fits is
-    /// kept; when none does, colours, the change threshold and then the width are lowered for a
-    /// second pass. The GIF never exceeds it; when nothing fits, the error names the smallest size.
+    /// The largest GIF wanted, in bytes (`--max-bytes`); nil for no limit. The GIF is made at the
+    /// highest `--quality` level that fits, from `quality` (100 when nil) down to
+    /// `QualitySearch.floor`, each pass stopping as soon as its size is known to be too far from
+    /// the limit (`QualitySearch`); below that level the picture is made narrower. Settings given
+    /// explicitly stay. The GIF never exceeds it; when nothing fits, the error names the smallest size.
     public var maxBytes: Int?
+    /// The `--quality` level the colours, threshold and lossy were picked from (`apply(quality:)`);
+    /// where `--max-bytes` starts. nil when none was given.
+    public var quality: Int?
     /// Measure the GIF while writing it: what a viewer sees at each output tick against the
     /// source frame it stands for, by luma SSIM (`GIFResult.ssim`, every tick) and SSIMULACRA2
     /// (`GIFResult.ssimulacra2` and `ssimulacra2P5`, at most 2 ticks a second). On by itself
@@ -58,6 +62,8 @@ public struct GIFOptions: Sendable {
     public static let defaultMinQualityForMaxBytes = 30.0
     /// Merge consecutive identical frames into one with the summed delay.
     public var mergeIdenticalFrames = true
+    /// Off only to measure what the writer's feedback to the quantiser brings (a test's baseline).
+    var handsShownBack = true
     /// Pixels, frames, duration, output size and time allowed for one input.
     public var limits = Limits()
     /// Largest source frame accepted, in pixels (`limits.maxPixels`).
@@ -85,8 +91,11 @@ public struct GIFOptions: Sendable {
             "threshold=\(changeThreshold)", "loop=\(loopCount.map { "\($0)" } ?? "none")", "merge=\(mergeIdenticalFrames)",
         ]
         // Appended only when set, so GIFs made before the option keep their fingerprints.
-        let lossyField = (lossy != 0 ? ["lossy=\(lossy)"] : []) + (maxBytes.map { ["max-bytes=\($0)"] } ?? [])
-            + (minQuality.map { ["min-quality=\($0)"] } ?? [])
+        var lossyField: [String] = lossy != 0 ? ["lossy=\(lossy)"] : []
+        if let maxBytes { lossyField.append("max-bytes=\(maxBytes)") }
+        if let minQuality { lossyField.append("min-quality=\(minQuality)") }
+        // Where --max-bytes starts its search.
+        if maxBytes != nil, let quality { lossyField.append("quality=\(quality)") }
         return "gif " + (fields + lossyField).joined(separator: " ")
     }
 
@@ -122,26 +131,19 @@ public struct GIFOptions: Sendable {
 
 /// `--quality`: one knob that moves along the measured bytes-against-SSIMULACRA2 frontier.
 extension GIFOptions {
-    /// The change threshold `--max-bytes` fits with when `--threshold` is not given: the
-    /// anchors' fine threshold, as lossy levels are what it trades for bytes. On the 10 s 720p
-    /// scene at 1.7 MB (half the default's bytes), 56.0 SSIMULACRA2 against 41.2 at 250.
-    static let fittingThreshold = 60
-
     /// The quantiser lets a changed pixel keep what the viewer already sees (the transparent
     /// index) where that is within `shownKeepTolerance` of the nearest palette colour to it,
     /// dithering error included: a still area keeps its dither pattern instead of being
     /// dithered anew. It needs to know exactly what the viewer sees, which it does in two cases:
     /// the GIF is written as quantised (`writesAsQuantised`), so the quantiser follows it itself;
-    /// or under lossy LZW the one writer hands each image's result back (`feedsShownBack`). Not
-    /// with `--max-bytes`, whose ladder writes several lossy levels from the same frames, each
-    /// showing something else. (Keeping against the quantiser's own canvas under lossy LZW cost
-    /// 720p 1.6 points at 6% more bytes at `--threshold 0 --lossy 40`; against the writer's, it
-    /// gained 1.1 points.)
-    var writesAsQuantised: Bool { lossy == 0 && maxBytes == nil }
+    /// or under lossy LZW the writer hands each image's result back (`feedsShownBack`).
+    /// (Keeping against the quantiser's own canvas under lossy LZW cost 720p 1.6 points at 6%
+    /// more bytes at `--threshold 0 --lossy 40`; against the writer's, it gained 1.1 points.)
+    var writesAsQuantised: Bool { lossy == 0 }
 
     /// Whether the GIF writer hands what the viewer sees back to the quantiser after each image
-    /// (lossy LZW, one writer). The two stages then take turns instead of overlapping.
-    var feedsShownBack: Bool { lossy > 0 && maxBytes == nil }
+    /// (lossy LZW). The two stages then take turns instead of overlapping.
+    var feedsShownBack: Bool { lossy > 0 && handsShownBack }
 
     /// `keepTolerance` where the GIF is written as quantised, never past the change threshold
     /// (at 0 a colour the palette holds stays exact); 0 under lossy LZW, which has its own.
@@ -170,20 +172,26 @@ extension GIFOptions {
     /// cliff past lossy ~150 at 192-256 colours, not at 128). At the very bottom the threshold
     /// rises, as nothing else saves bytes.
     static let qualityAnchors: [(quality: Int, colors: Int, threshold: Int, lossy: Int)] = [
-        (100, 256, 250, 0), (90, 256, 2, 40), (75, 192, 2, 80), (60, 128, 2, 150), (50, 128, 20, 200),
+        (100, 256, 0, 0), (90, 256, 2, 40), (75, 192, 2, 80), (60, 128, 2, 150), (50, 128, 20, 200),
         (35, 64, 60, 300), (20, 48, 60, 500), (1, 32, 2000, 1000),
     ]
 
-    /// The settings `--quality` 1...100 stands for. 100 is the default output (256 colours,
-    /// Floyd-Steinberg, threshold 250, exact); below it colours and the change threshold move
-    /// between the anchors geometrically and lossy linearly, dithering stays on.
+    /// The settings `--quality` 1...100 stands for. 100 is the best GIF clipkit makes (256
+    /// colours, Floyd-Steinberg, threshold 0, exact: every change drawn); below it colours and the
+    /// change threshold move between the anchors geometrically (linearly from 0) and lossy
+    /// linearly, dithering stays on. The default output (threshold 250, exact) is not on this
+    /// scale: on natural video it lies between 90 and 100 in bytes and below 90 in SSIMULACRA2;
+    /// on screen recordings between 95 and 100 in both.
     public static func settings(forQuality quality: Int) -> GIFSettings {
         let q = min(max(quality, 1), 100)
         let defaults = GIFSettings(GIFOptions())
-        if q == 100 { return defaults }
         for (high, low) in zip(qualityAnchors, qualityAnchors.dropFirst()) where q <= high.quality && q >= low.quality {
             let t = Double(high.quality - q) / Double(high.quality - low.quality)
-            func geometric(_ a: Int, _ b: Int) -> Int { Int((Double(a) * pow(Double(b) / Double(a), t)).rounded()) }
+            // Geometric where both ends are positive, linear from 0 (threshold 0 at 100).
+            func geometric(_ a: Int, _ b: Int) -> Int {
+                guard a > 0, b > 0 else { return Int((Double(a) + Double(b - a) * t).rounded()) }
+                return Int((Double(a) * pow(Double(b) / Double(a), t)).rounded())
+            }
             let lossy = Int((Double(high.lossy) + Double(low.lossy - high.lossy) * t).rounded())
             return GIFSettings(lossy: lossy, colors: geometric(high.colors, low.colors),
                                changeThreshold: geometric(high.threshold, low.threshold), dither: defaults.dither)
@@ -192,13 +200,28 @@ extension GIFOptions {
     }
 
     /// Applies `settings(forQuality:)` to colours, dithering, threshold and lossy, except to
-    /// those already set away from their defaults (the caller's win).
+    /// those already set away from their defaults (the caller's win), and records `quality`.
     public mutating func apply(quality: Int) {
         let picked = Self.settings(forQuality: quality), defaults = GIFOptions()
         if colors == defaults.colors { colors = picked.colors }
         if dither == defaults.dither { dither = picked.dither }
         if changeThreshold == defaults.changeThreshold { changeThreshold = picked.changeThreshold }
         if lossy == defaults.lossy { lossy = picked.lossy }
+        self.quality = quality
+    }
+
+    /// These options with the settings `quality` picked at another level: those `quality`
+    /// picked (or left at their defaults when it is nil) move, those given explicitly stay.
+    func moved(toQuality level: Int) -> GIFOptions {
+        let picked = Self.settings(forQuality: level)
+        let from = quality.map(Self.settings(forQuality:)) ?? GIFSettings(GIFOptions())
+        var moved = self
+        if colors == from.colors { moved.colors = picked.colors }
+        if dither == from.dither { moved.dither = picked.dither }
+        if changeThreshold == from.changeThreshold { moved.changeThreshold = picked.changeThreshold }
+        if lossy == from.lossy { moved.lossy = picked.lossy }
+        moved.quality = level
+        return moved
     }
 }
 

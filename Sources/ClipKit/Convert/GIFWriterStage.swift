@@ -34,6 +34,9 @@ struct GIFWriterStage {
     /// Bytes written so far.
     var bytesWritten: Int { encoder?.bytesWritten ?? 0 }
 
+    /// Bytes written so far and held back in encoded images waiting for their delays.
+    var bytesSoFar: Int { bytesWritten + pending.reduce(0) { $0 + $1.image.bytes.count } }
+
     /// The GIF's size (0 x 0 before the first frame).
     var canvasSize: (width: Int, height: Int) { size }
 

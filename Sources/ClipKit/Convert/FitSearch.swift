@@ -1,0 +1,137 @@
+// `--max-bytes`: which `--quality` level, then which width, the next pass tries, from the sizes
+// the passes before reached or projected.
+import Foundation
+
+/// A search for the highest value of one knob (the `--quality` level, or the width) whose GIF
+/// fits a byte limit: each pass either writes a GIF that fits or stops with a `FitProbe` (over
+/// the limit, or projected far under it). The next value is predicted on a curve
+/// ln(bytes) = a + slope * `coordinate(value)` through the probes: the slope from the two that
+/// bracket the limit when there are both, else `nominalSlope`. Values known to be over, or
+/// under, are never tried again, so the search ends: at a value that fits, or with the lowest
+/// value over at `bottom` (nil from `next()`).
+struct FitSearch {
+    let limit: Int
+    /// The knob's range (`top` gives the largest GIF) and the first value tried.
+    let top: Int
+    let bottom: Int
+    let start: Int
+    let coordinate: (Int) -> Double
+    let nominalSlope: Double
+    let maxPasses: Int
+    /// What the next value aims at, as a share of the limit (projections run a few percent low).
+    static let aim = 0.93
+
+    /// Values tried and what they gave.
+    private(set) var probes: [(value: Int, probe: FitProbe)] = []
+    /// Passes run (probes recorded without a pass do not count).
+    private(set) var passes = 0
+    /// A value projected under the limit, to be written whatever its projection.
+    private(set) var settled: Int?
+
+    /// The `--quality` levels from `top` (the level given, else 100) down to `floor`.
+    static func levels(limit: Int, top: Int) -> FitSearch {
+        let top = min(max(top, 1), 100)
+        return FitSearch(limit: limit, top: top, bottom: min(floor, top), start: min(top, levelStart),
+                         coordinate: logSize, nominalSlope: 1, maxPasses: 5)
+    }
+
+    /// The widths below the one whose GIF was `over` (recorded as the first probe).
+    static func widths(limit: Int, below over: FitProbe) -> FitSearch {
+        var search = FitSearch(limit: limit, top: over.width, bottom: min(smallestWidth, over.width), start: over.width,
+                               coordinate: { log(Double($0)) }, nominalSlope: 1.5, maxPasses: 5)
+        search.record(over, at: over.width, ran: false)
+        return search
+    }
+
+    /// The lowest level tried; below it the picture is narrowed at this level. On the four
+    /// bench/rd_eval.py clips at 25% and 50% of the default's bytes (SSIMULACRA2 of the GIF
+    /// scaled to the source's size, summed over the eight fits): floor 35 260, 60 340, 80 344,
+    /// 90 354: a narrower picture loses fewer points than the levels below 80 (whose colours
+    /// fall and lossy LZW rises) on natural video; the screen recording alone did better with a
+    /// lower floor (at 50%, 52.3 at level 50 full width against 48.1 at 80, 398 wide). 80
+    /// keeps the picture at its width where a level of "high" quality (64-74 on those clips) fits.
+    static let floor = 80
+    /// The first level tried (or `top` when lower): the curve is steep above it (100 draws every
+    /// change exactly, 1.4-2x the bytes of 90), so a guess from 100 lands far off.
+    static let levelStart = 90
+    /// `--max-bytes` does not go below this width.
+    static let smallestWidth = 16
+    /// Bytes of each `--quality` level, ln(bytes / bytes at 90), at 100, 95, ..., 5 (and 1):
+    /// the median of the four bench/rd_eval.py clips. Only the slope matters: probes set the scale.
+    static let logSizes: [Double] = [
+        0.531, 0.143, 0, -0.066, -0.117, -0.158, -0.216, -0.263, -0.302, -0.331,
+        -0.379, -0.464, -0.519, -0.571, -0.637, -0.675, -0.71, -0.805, -0.929, -1.076,
+    ]
+    static let logSizeAtOne = -1.211
+
+    /// ln(relative bytes) at `level` (1...100), linear between the table's levels.
+    static func logSize(_ level: Int) -> Double {
+        let q = Double(min(max(level, 1), 100))
+        if q <= 5 { return logSizeAtOne + (logSizes[19] - logSizeAtOne) * (q - 1) / 4 }
+        let position = (100 - q) / 5
+        let i = min(Int(position), logSizes.count - 2)
+        return logSizes[i] + (logSizes[i + 1] - logSizes[i]) * (position - Double(i))
+    }
+
+    /// The lowest value known over the limit, and its probe.
+    var lowestOver: (value: Int, probe: FitProbe)? {
+        probes.filter(\.probe.over).min { $0.value < $1.value }
+    }
+
+    /// The highest value projected under the limit (a pass that stopped early for it) and not
+    /// found over since.
+    var highestUnder: (value: Int, probe: FitProbe)? {
+        let over = lowestOver?.value ?? top + 1
+        return probes.filter { !$0.probe.over && $0.value < over }.max { $0.value < $1.value }
+    }
+
+    /// Records what the pass at `value` gave; `ran` is false when no pass ran for it (its
+    /// settings equal a value already tried, or it is known from before the search).
+    mutating func record(_ probe: FitProbe, at value: Int, ran: Bool = true) {
+        probes.append((value, probe))
+        if ran { passes += 1 }
+    }
+
+    /// Whether a pass at `value` may stop for a projection far under the limit: a higher value
+    /// is still untried and passes remain.
+    func mayStopUnder(at value: Int) -> Bool {
+        value != settled && value + 1 < (lowestOver?.value ?? top + 1) && passes + 1 < maxPasses
+    }
+
+    /// The next value to try; nil when the values are spent.
+    mutating func next() -> Int? {
+        let under = highestUnder
+        guard let over = lowestOver else {
+            // None over yet: the start, or above the highest value under.
+            guard let under else { return probes.isEmpty ? start : nil }
+            guard under.value < top else { return nil }
+            return highest(in: under.value + 1...top, from: under.value, under.probe.bytes, slope: nominalSlope)
+        }
+        let low = max(under?.value ?? bottom - 1, bottom - 1)
+        guard over.value - 1 > low, passes < maxPasses else {
+            // Nothing untried between: write the highest value that was under, without stopping.
+            guard let under else { return nil }
+            settled = under.value
+            return under.value
+        }
+        var slope = nominalSlope
+        if let under, under.probe.bytes > 0, over.probe.bytes > under.probe.bytes {
+            let span = coordinate(over.value) - coordinate(under.value)
+            if span > 0 { slope = (log(Double(over.probe.bytes)) - log(Double(under.probe.bytes))) / span }
+        }
+        return highest(in: low + 1...over.value - 1, from: over.value, over.probe.bytes, slope: slope)
+    }
+
+    /// The highest value in `range` predicted at or under the aim, from `bytes` at `value`
+    /// (the lowest of the range when none is).
+    private func highest(in range: ClosedRange<Int>, from value: Int, _ bytes: Int, slope: Double) -> Int {
+        let wanted = coordinate(value) + (log(Self.aim * Double(limit)) - log(Double(max(bytes, 1)))) / max(slope, 0.1)
+        // Monotone in the value: bisect for the last value at or under `wanted`.
+        var (lo, hi) = (range.lowerBound, range.upperBound)
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if coordinate(mid) <= wanted { lo = mid } else { hi = mid - 1 }
+        }
+        return lo
+    }
+}

@@ -1,0 +1,114 @@
+// The GIF's writer in one pass: every quantised frame into one file; under `--max-bytes` it stops
+// as soon as the pass's size is known to be too far from the limit.
+import Foundation
+
+/// What one `--max-bytes` pass learned of its size when it wrote no GIF that fits.
+struct FitProbe: Sendable, Equatable {
+    /// Bytes the whole GIF takes: exact when `complete`, else projected from the frames written.
+    var bytes: Int
+    var width: Int
+    var height: Int
+    /// Over the limit; false when projected so far under it that a higher level is worth a pass.
+    var over: Bool
+    var complete: Bool
+}
+
+/// What the writer gives.
+enum WriterOutcome {
+    /// The GIF, complete (a temp file, not yet in place) and within the limit, for the caller
+    /// to commit with the other outputs.
+    case written(GIFResult, FinishedFile)
+    /// Stopped (nothing kept): over the limit, or projected far from it.
+    case missed(FitProbe)
+}
+
+/// Writes the quantised frames into one GIF on the caller's thread. Without `--max-bytes` its
+/// budget is the input's (shared with its poster and WebP/MP4); with it, a budget of `maxBytes`
+/// (past which the GIF cannot fit: it stops), and the size projected after every frame once
+/// `checkpoint` of the expected frames are written: more than `overShare` of the limit, it
+/// stops; less than `underShare` at the checkpoint and `mayStopUnder`, it stops too, so that a
+/// higher level can be tried. Decided from the writer's own bytes at fixed frames, so never by timing.
+struct GIFPassWriter: Sendable {
+    let run: ConversionRun
+    let options: GIFOptions
+    let destination: URL
+    let globalPalette: Palette?
+    let expectedCount: Int?
+    /// Whether a projection far under the limit stops the pass (a higher level is still untried).
+    var mayStopUnder = false
+    /// Where the writer hands what the viewer sees back to the quantiser (lossy LZW).
+    var shownFeedback: BoundedQueue<[UInt8]>?
+
+    /// The share of the expected frames written when the size is projected.
+    static let checkpoint = 0.3
+    /// Projected above this share of the limit, the pass cannot fit (projections from the first
+    /// 30% of a clip ran up to 8% low on the bench clips, whose second halves are busier; the
+    /// nearer the end, the closer they come).
+    static let overShare = 1.03
+    /// Projected below this share, a higher level would fit: the pass stops when one is untried.
+    static let underShare = 0.8
+    /// Clips shorter than this many frames are never projected.
+    static let fewestProjected = 10
+
+    init(run: ConversionRun, options: GIFOptions, destination: URL, globalPalette: Palette?, expectedCount: Int?) {
+        self.run = run
+        self.options = options
+        self.destination = destination
+        self.globalPalette = globalPalette
+        self.expectedCount = expectedCount
+    }
+
+    /// Writes `quantized` until its end (or until the pass is known not to fit).
+    func write(_ quantized: BoundedQueue<QuantizedMessage>) throws -> WriterOutcome {
+        let path = run.path
+        let limit = options.maxBytes.map { min($0, options.limits.maxOutputBytes) }
+        let budget = limit.map { ByteBudget(limit: $0) } ?? run.job.budget
+        // Past a `--max-bytes` under `--max-output`, the pass does not fit; past `--max-output`, it is an error.
+        let stopsAtLimit = limit.map { $0 < options.limits.maxOutputBytes } ?? false
+        var writer = GIFWriterStage(destination: destination, source: path, options: options, globalPalette: globalPalette, budget: budget)
+        writer.shownFeedback = shownFeedback
+        let checkpoint = expectedCount.flatMap { $0 >= Self.fewestProjected ? Int((Double($0) * Self.checkpoint).rounded(.up)) : nil }
+        var done = 0
+        var firstBytes = 0
+        do {
+            while let message = try quantized.pop() {
+                try options.limits.checkDeadline(path)
+                switch message {
+                case .frame(let frame):
+                    try writer.add(frame)
+                    done += 1
+                    run.progress?(done, expectedCount)
+                    guard let maxBytes = options.maxBytes else { continue }
+                    if done == 1 { firstBytes = writer.bytesSoFar }
+                    guard let checkpoint, done >= checkpoint, let expectedCount else { continue }
+                    let projected = Self.projection(bytes: writer.bytesSoFar, first: firstBytes, done: done, expected: expectedCount)
+                    let over = Double(projected) > Self.overShare * Double(maxBytes)
+                    let under = done == checkpoint && mayStopUnder && Double(projected) < Self.underShare * Double(maxBytes)
+                    if over || under { return .missed(probe(writer, bytes: projected, over: over, complete: false)) }
+                case .end(let duration, let warnings):
+                    var result = try writer.finish(duration: duration, fingerprint: try run.job.fingerprint())
+                    result.warnings = warnings
+                    return .written(result, try writer.handOver())
+                }
+            }
+        } catch ClipKitError.limitExceeded(_, "output size", _, _) where stopsAtLimit {
+            // Past `--max-bytes`: this pass cannot fit. How far past, from the frames so far.
+            let bytes = max(budget.limit + 1, writer.bytesSoFar)
+            let projected = expectedCount.map { max(bytes, Self.projection(bytes: bytes, first: firstBytes, done: done, expected: $0)) } ?? bytes
+            return .missed(probe(writer, bytes: projected, over: true, complete: done == expectedCount))
+        }
+        throw ClipKitError.internalFailure(path: destination.path, reason: "the frame stream ended without its end")
+    }
+
+    private func probe(_ writer: GIFWriterStage, bytes: Int, over: Bool, complete: Bool) -> FitProbe {
+        FitProbe(bytes: bytes, width: writer.canvasSize.width, height: writer.canvasSize.height, over: over, complete: complete)
+    }
+
+    /// The whole GIF's size from `bytes` after `done` of `expected` frames: the first frame
+    /// (with the header and colour table, `first` bytes) once, the rest at their mean.
+    static func projection(bytes: Int, first: Int, done: Int, expected: Int) -> Int {
+        guard done > 1, expected > done else { return bytes }
+        let rest = Double(bytes - first) / Double(done - 1)
+        return Int((Double(bytes) + rest * Double(expected - done)).rounded())
+    }
+}

@@ -1,0 +1,95 @@
+// `--max-bytes`'s search over levels and widths, against made-up size curves: it ends, never
+// tries a value twice, and keeps the highest value that fits.
+import Foundation
+import Testing
+@testable import ClipKit
+
+@Suite struct FitSearchTests {
+    /// Runs `search` against `size` as the passes would: a pass stops over when the size is over
+    /// the limit, under when it may and the projection (`size` times `bias`) is under
+    /// `GIFPassWriter.underShare` of it, else writes. Returns the value written (nil: none fits)
+    /// and the values tried.
+    func drive(_ search: inout FitSearch, size: (Int) -> Int, bias: Double = 1) -> (written: Int?, tried: [Int]) {
+        var tried: [Int] = []
+        while let value = search.next() {
+            tried.append(value)
+            let bytes = size(value), projected = Int(Double(bytes) * bias)
+            if bytes > search.limit {
+                search.record(FitProbe(bytes: max(projected, search.limit + 1), width: 480, height: 270, over: true, complete: false), at: value)
+            } else if search.mayStopUnder(at: value), Double(projected) < GIFPassWriter.underShare * Double(search.limit) {
+                search.record(FitProbe(bytes: projected, width: 480, height: 270, over: false, complete: false), at: value)
+            } else {
+                return (value, tried)
+            }
+            #expect(tried.count < 20, "the search does not end: \(tried)")
+            if tried.count >= 20 { break }
+        }
+        return (nil, tried)
+    }
+
+    /// A clip's bytes at each level: the table's shape times a scale, bent by `skew` (another
+    /// clip's curve is steeper or flatter than the median's).
+    func levelSizes(scale: Double, skew: Double) -> (Int) -> Int {
+        { level in Int(scale * exp(FitSearch.logSize(level) * skew)) }
+    }
+
+    @Test(arguments: [0.5, 0.8, 1.0, 1.3, 1.9])
+    func levelsEndAtTheHighestThatFitsOrTheFloor(skew: Double) {
+        for limit in stride(from: 100_000, through: 2_000_000, by: 50_000) {
+            for bias in [0.92, 1.0, 1.08] {
+                let size = levelSizes(scale: 600_000, skew: skew)
+                var search = FitSearch.levels(limit: limit, top: 100)
+                let (written, tried) = drive(&search, size: size, bias: bias)
+                #expect(Set(tried).count == tried.count || tried.last == search.settled, "a value tried twice: \(tried)")
+                #expect(tried.allSatisfy { (FitSearch.floor...100).contains($0) })
+                if let written {
+                    #expect(size(written) <= limit)
+                    // Within the passes allowed, close to the best: no level more than 10 above fits.
+                    #expect(written + 10 >= 100 || size(written + 10) > limit, "limit \(limit): wrote \(written) after \(tried)")
+                } else {
+                    // Nothing fits only when the floor does not.
+                    #expect(size(FitSearch.floor) > limit, "limit \(limit): \(tried)")
+                    #expect(search.lowestOver?.value == FitSearch.floor)
+                }
+                #expect(search.passes <= FitSearch.levels(limit: limit, top: 100).maxPasses + 1)
+            }
+        }
+    }
+
+    @Test func aLevelGivenIsTheTopAndTheStartWhenBelowTheUsualStart() {
+        var search = FitSearch.levels(limit: 1_000_000, top: 85)
+        #expect(search.next() == 85)
+        var low = FitSearch.levels(limit: 1_000_000, top: 20)
+        #expect(low.bottom == 20 && low.next() == 20)
+        let size = levelSizes(scale: 600_000, skew: 1)
+        var roomy = FitSearch.levels(limit: 10_000_000, top: 100)
+        // Far under at the start (90): straight up to 100, which fits.
+        #expect(drive(&roomy, size: size).written == 100)
+    }
+
+    @Test func widthsNarrowUntilTheGIFFits() {
+        // Bytes as width^1.2 (smaller pictures compress worse than their area) plus headers.
+        let size: (Int) -> Int = { width in 20_000 + Int(pow(Double(width) / 480, 1.2) * 900_000) }
+        for limit in [60_000, 150_000, 400_000, 800_000] {
+            var search = FitSearch.widths(limit: limit, below: FitProbe(bytes: size(480), width: 480, height: 270, over: true, complete: true))
+            let (written, tried) = drive(&search, size: size)
+            let width = try! #require(written, "limit \(limit): \(tried)")
+            #expect(size(width) <= limit && width < 480)
+            #expect(size(width) * 100 >= limit * 80, "limit \(limit): \(width) px, \(size(width)) bytes after \(tried)")
+            #expect(tried.count <= search.maxPasses)
+        }
+        // Nothing fits at 16 px: the search ends with the narrowest over.
+        var tiny = FitSearch.widths(limit: 1_000, below: FitProbe(bytes: size(480), width: 480, height: 270, over: true, complete: true))
+        #expect(drive(&tiny, size: size).written == nil)
+        // A picture narrower than the smallest width has nowhere to go.
+        var narrow = FitSearch.widths(limit: 1_000, below: FitProbe(bytes: 5_000, width: 8, height: 8, over: true, complete: true))
+        #expect(narrow.next() == nil)
+    }
+
+    @Test func projectionCountsTheFirstFrameOnce() {
+        // 10 KB first frame, then 1 KB a frame: 3 of 10 written is 12 KB, the whole 19 KB.
+        #expect(GIFPassWriter.projection(bytes: 12_000, first: 10_000, done: 3, expected: 10) == 19_000)
+        #expect(GIFPassWriter.projection(bytes: 12_000, first: 10_000, done: 10, expected: 10) == 12_000)
+        #expect(GIFPassWriter.projection(bytes: 10_000, first: 10_000, done: 1, expected: 10) == 10_000)
+    }
+}
