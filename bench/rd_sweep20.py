@@ -4,7 +4,7 @@
   python3 bench/rd_sweep20.py --clipkit .build/release/clipkit [--seconds 3] [--clips 720p,1080p,screen,natural]
 
 Per clip (bench/rd_clips.py), measured as bench/rd_eval.py measures (same anchors, cached): clipkit defaults,
---quality 10/25/50/75/90/100, --lossy 20/40/80/150, --max-bytes at 25/50/75% of the default's bytes.
+--quality 10/25/35/50/60/75/90/95/100, --lossy 20/40/80/150, --max-bytes at 25/50/75% of the default's bytes.
 Writes bench/cache/rd20-CLIP-Ns.json (one per clip; --replot puts stored clips together), the markdown section (tables, BD-rates, PASS/MISS targets) to
 bench/cache/rd20.md, and the plot bench/rd20.png (bytes vs SSIMULACRA2 mean, one panel per clip).
 
@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rd_clips  # noqa: E402
 import rd_eval  # noqa: E402
 
-QUALITY = (10, 25, 50, 75, 90, 100)
+QUALITY = (10, 25, 35, 50, 60, 75, 90, 95, 100)
 LOSSY = (20, 40, 80, 150)
 MAXB = (0.25, 0.5, 0.75)
 HERE = os.path.dirname(os.path.abspath(__file__))

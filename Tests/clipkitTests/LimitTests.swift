@@ -16,6 +16,10 @@ import TestSupport
         (["gif", "counter.mp4", "--lossy", "40", "--max-output", "1000"], "--max-output"),
         (["gif", "counter.mp4", "--lossy", "40", "--max-frames", "5"], "--max-frames"),
         (["gif", "motion.mp4", "--lossy", "40", "--fps", "50", "--size", "0", "--timeout", "0.01"], "--timeout"),
+        // --max-bytes: passes that stop early for the limit are not errors; the input's limits are.
+        (["gif", "counter.mp4", "--max-bytes", "2MB", "--max-output", "1000"], "--max-output"),
+        (["gif", "counter.mp4", "--max-bytes", "20KB", "--max-frames", "5"], "--max-frames"),
+        (["gif", "motion.mp4", "--max-bytes", "30KB", "--fps", "50", "--size", "0", "--timeout", "0.05"], "--timeout"),
     ])
     func limitIsAnError(_ arguments: [String], _ option: String) throws {
         let dir = Fixture.scratchDirectory()

@@ -1,4 +1,4 @@
-// `gif --max-bytes`: the least lossy GIF that fits, never a byte over; clear errors when nothing fits. `--quality`.
+// `gif --max-bytes`: the highest --quality level that fits, never a byte over; clear errors when nothing fits. `--quality`.
 import Foundation
 import Testing
 import TestSupport
@@ -33,6 +33,36 @@ import TestSupport
         let again = try CLI.run(["gif", Self.clip.path, "-o", "again.gif", "--max-bytes", "\(limit)"], in: dir)
         #expect(again.status == 0)
         #expect(try Data(contentsOf: dir.appendingPathComponent("again.gif")) == Data(contentsOf: dir.appendingPathComponent("fit.gif")))
+    }
+
+    @Test func aLimitBetweenLevelsGetsALevelsSettingsAtFullWidth() throws {
+        let dir = Fixture.scratchDirectory()
+        // An eighth over what --quality 85 makes (the search aims at 93% of the limit): some level
+        // from 85 up fits at the full width.
+        let reference = try CLI.run(["gif", Self.clip.path, "-o", "q85.gif", "--quality", "85", "--json"], in: dir)
+        #expect(reference.status == 0)
+        let width = try #require(reference.stdout.firstMatch(of: /"width":([0-9]+)/).map { String($0.1) })
+        let q85 = try size(dir.appendingPathComponent("q85.gif"))
+        let limit = q85 + q85 / 8
+        let run = try CLI.run(["gif", Self.clip.path, "-o", "fit.gif", "--max-bytes", "\(limit)", "--json"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        let bytes = try size(dir.appendingPathComponent("fit.gif"))
+        #expect(bytes <= limit)
+        let chosen = run.stdout.firstMatch(of: /"settings":\{"colors":([0-9]+),"lossy":([0-9]+),"threshold":([0-9]+)\}/)
+        let colors = chosen.flatMap { Int($0.1) }, lossy = chosen.flatMap { Int($0.2) }, threshold = chosen.flatMap { Int($0.3) }
+        let level = (80...100).first {
+            let s = GIFOptions.settings(forQuality: $0)
+            return s.colors == colors && s.lossy == lossy && s.changeThreshold == threshold
+        }
+        #expect(level.map { $0 >= 85 } == true, "\(run.stdout)")
+        #expect(run.stdout.contains("\"width\":\(width)"), "\(run.stdout)")
+        // --quality caps the levels tried; settings given explicitly stay.
+        let capped = try CLI.run(["gif", Self.clip.path, "-o", "capped.gif", "--max-bytes", "100MB", "--quality", "60", "--json"], in: dir)
+        let sixty = GIFOptions.settings(forQuality: 60)
+        #expect(capped.stdout.contains("\"settings\":{\"colors\":\(sixty.colors),\"lossy\":\(sixty.lossy),\"threshold\":\(sixty.changeThreshold)}"), "\(capped.stdout)")
+        let fixed = try CLI.run(["gif", Self.clip.path, "-o", "fixed.gif", "--max-bytes", "\(limit)", "--lossy", "25", "--json"], in: dir)
+        #expect(fixed.status == 0 && fixed.stdout.contains("\"lossy\":25"), "\(fixed.stdout)")
+        #expect(try size(dir.appendingPathComponent("fixed.gif")) <= limit)
     }
 
     @Test func aLimitTooSmallIsAnErrorAndWritesNothing() throws {

@@ -43,10 +43,10 @@ struct GIFPassWriter: Sendable {
     static let checkpoint = 0.3
     /// Projected above this share of the limit, the pass cannot fit (projections from the first
     /// 30% of a clip ran up to 8% low on the bench clips, whose second halves are busier; the
-    /// nearer the end, the closer they come).
-    static let overShare = 1.03
+    /// nearer the end, the closer they come). See `FitSearch.aim` for how the three were chosen.
+    static let overShare = 1.01
     /// Projected below this share, a higher level would fit: the pass stops when one is untried.
-    static let underShare = 0.8
+    static let underShare = 0.88
     /// Clips shorter than this many frames are never projected.
     static let fewestProjected = 10
 
