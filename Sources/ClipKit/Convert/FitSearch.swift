@@ -61,10 +61,11 @@ struct FitSearch {
     /// `--max-bytes` does not go below this width.
     static let smallestWidth = 16
     /// Bytes of each `--quality` level, ln(bytes / bytes at 90), at 100, 95, ..., 5 (and 1):
-    /// the median of the four bench/rd_eval.py clips. Only the slope matters: probes set the scale.
+    /// the median of the four bench/rd_eval.py clips (below 75 carried over to the anchors' new
+    /// numbers). Only the slope matters: the probes set the scale.
     static let logSizes: [Double] = [
-        0.531, 0.143, 0, -0.066, -0.117, -0.158, -0.216, -0.263, -0.302, -0.331,
-        -0.379, -0.464, -0.519, -0.571, -0.637, -0.675, -0.71, -0.805, -0.929, -1.076,
+        0.531, 0.143, 0, -0.066, -0.117, -0.158, -0.193, -0.225, -0.254, -0.279,
+        -0.302, -0.331, -0.379, -0.464, -0.519, -0.571, -0.643, -0.686, -0.776, -0.99,
     ]
     static let logSizeAtOne = -1.211
 
