@@ -75,7 +75,6 @@ struct ConversionRun: Sendable {
         return try convertFitting(animations: .finished(held))
     }
 
-
     /// The frames of one pass: the producer, how many are expected, the queue depth, whether
     /// frames keep transparency, and the clip's palette (`--palette global`).
     private struct Opened {

@@ -1,5 +1,5 @@
-// `--max-bytes` passes: the `--quality` levels of a `QualitySearch`, then (nothing fits) widths
-// fitted to the sizes the passes reached; the quality floor's retries.
+// `--max-bytes` passes: the `--quality` levels of a `FitSearch`, then (nothing fits) the widths
+// below, each predicted from the sizes the passes reached; the quality floor's retries.
 import Foundation
 
 /// What became of one pass over the input.

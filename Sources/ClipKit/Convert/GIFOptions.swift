@@ -38,8 +38,8 @@ public struct GIFOptions: Sendable {
 
     /// The largest GIF wanted, in bytes (`--max-bytes`); nil for no limit. The GIF is made at the
     /// highest `--quality` level that fits, from `quality` (100 when nil) down to
-    /// `QualitySearch.floor`, each pass stopping as soon as its size is known to be too far from
-    /// the limit (`QualitySearch`); below that level the picture is made narrower. Settings given
+    /// `FitSearch.floor`, each pass stopping as soon as its size is known to be too far from
+    /// the limit (`FitSearch`); below that level the picture is made narrower. Settings given
     /// explicitly stay. The GIF never exceeds it; when nothing fits, the error names the smallest size.
     public var maxBytes: Int?
     /// The `--quality` level the colours, threshold and lossy were picked from (`apply(quality:)`);
