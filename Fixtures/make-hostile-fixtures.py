@@ -451,6 +451,26 @@ def timing(tmp):
         "rejects; explode --fps 10 has 7010 frames to write (under --max-frames): done, or "
         "stopped promptly by --timeout. info: duration about 701 s")
 
+    # An MP4 whose movie, track and media headers claim a fifth of its length: the frames run on
+    # past the duration the container states.
+    clip = os.path.join(tmp, "short_claim.mp4")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10:duration=2", *X264, "-crf", "30",
+           "-bf", "0", "-g", "10", *BITEXACT, clip)
+    data = bytearray(read(clip))
+    for atom, skip in ((b"mvhd", 16), (b"mdhd", 16), (b"tkhd", 20)):
+        at = data.find(atom)
+        assert at > 0 and data[at + 4] == 0, atom  # version 0: 32-bit fields
+        field = at + 4 + skip
+        value = struct.unpack(">I", data[field:field + 4])[0]
+        data[field:field + 4] = struct.pack(">I", max(1, value // 5))
+    put("duration_understated.mp4", bytes(data), kind,
+        "H.264 160x120 in MP4, 2 s at 10 fps (20 frames), whose mvhd, mdhd and tkhd durations "
+        "claim 0.4 s",
+        "every command uses all 20 frames or a one-line error, never a crash; gif --max-bytes "
+        "(which projects a pass's size from the expected frame count) fits a limit the full "
+        "clip needs a smaller GIF for, without taking the count for the truth")
+
+
 
 def pngs():
     kind = "4 PNG"

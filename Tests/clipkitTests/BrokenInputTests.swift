@@ -49,7 +49,7 @@ import TestSupport
         return try #require(box.wait())
     }
 
-    @Test(arguments: ["thumb", "gif", "explode", "thumb --pick best --count 2", "gif --format gif,webp,mp4", "gif --lossy 40", "storyboard"])
+    @Test(arguments: ["thumb", "gif", "explode", "thumb --pick best --count 2", "gif --format gif,webp,mp4", "gif --lossy 40", "gif --max-bytes 6KB", "storyboard"])
     func commandSurvivesCorpus(_ commandLine: String) throws {
         let words = commandLine.split(separator: " ").map(String.init)
         let command = words[0]

@@ -308,6 +308,25 @@ extension Hostile {
             }
         }
 
+        /// A container that states a fifth of the clip's length: `--max-bytes` projects a pass's size
+        /// from the expected frame count, and must not take that count for the truth (it took the
+        /// first frames' bytes for the whole and ended in "no GIF fits").
+        @Test func maxBytesFitsAClipLongerThanItsContainerSays() throws {
+            let input = Self.hostile("duration_understated.mp4")
+            let dir = Fixture.scratchDirectory()
+            for limit in [60_000, 30_000] {
+                let run = try Spawn.clipkit(["gif", input.path, "-o", "fit\(limit).gif", "--max-bytes", "\(limit)"], in: dir, killAfter: 90)
+                Self.expectBounded(run, "gif --max-bytes \(limit)", seconds: 60)
+                #expect(run.exitStatus == 0, "\(run)")
+                guard run.exitStatus == 0 else { continue }
+                let url = dir.appendingPathComponent("fit\(limit).gif")
+                let size = try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int)
+                #expect(size <= limit && size * 10 >= limit * 8, "\(size) bytes for a limit of \(limit)")
+                // All 2 s of it, not the 0.4 s the container claims.
+                #expect(abs(try Decoded.gif(url, keep: 0).delays.reduce(0, +) - 200) <= 10)
+            }
+        }
+
         /// A 700 s gap: gif splits the long delay (never wrapped or clamped) or refuses by --max-duration;
         /// explode's delays fit a GIF and sum to the duration, or `clipkit gif` rejects its manifest.
         @Test func longGapIsNotClampedOrWrapped() throws {

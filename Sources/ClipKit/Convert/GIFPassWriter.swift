@@ -23,8 +23,8 @@ enum WriterOutcome {
 }
 
 /// Writes the quantised frames into one GIF on the caller's thread. Without `--max-bytes` its
-/// budget is the input's (shared with its poster and WebP/MP4); with it, a budget of `maxBytes`
-/// (past which the GIF cannot fit: it stops), and the size projected after every frame once
+/// budget is the input's (shared with its poster and WebP/MP4); with it, `--max-output`, and it
+/// stops once past `maxBytes` (the GIF cannot fit), and the size projected after every frame once
 /// `checkpoint` of the expected frames are written: more than `overShare` of the limit, it
 /// stops; less than `underShare` at the checkpoint and `mayStopUnder`, it stops too, so that a
 /// higher level can be tried. Decided from the writer's own bytes at fixed frames, so never by timing.
@@ -61,41 +61,42 @@ struct GIFPassWriter: Sendable {
     /// Writes `quantized` until its end (or until the pass is known not to fit).
     func write(_ quantized: BoundedQueue<QuantizedMessage>) throws -> WriterOutcome {
         let path = run.path
-        let limit = options.maxBytes.map { min($0, options.limits.maxOutputBytes) }
-        let budget = limit.map { ByteBudget(limit: $0) } ?? run.job.budget
-        // Past a `--max-bytes` under `--max-output`, the pass does not fit; past `--max-output`, it is an error.
-        let stopsAtLimit = limit.map { $0 < options.limits.maxOutputBytes } ?? false
+        // With `--max-bytes` the GIF has a budget of its own, `--max-output` (past it: an error);
+        // past `--max-bytes` the pass cannot fit, which this loop decides, not the budget.
+        let budget = options.maxBytes == nil ? run.job.budget : ByteBudget(limit: options.limits.maxOutputBytes)
         var writer = GIFWriterStage(destination: destination, source: path, options: options, globalPalette: globalPalette, budget: budget)
         writer.shownFeedback = shownFeedback
         let checkpoint = expectedCount.flatMap { $0 >= Self.fewestProjected ? Int((Double($0) * Self.checkpoint).rounded(.up)) : nil }
         var done = 0
         var firstBytes = 0
-        do {
-            while let message = try quantized.pop() {
-                try options.limits.checkDeadline(path)
-                switch message {
-                case .frame(let frame):
-                    try writer.add(frame)
-                    done += 1
-                    run.progress?(done, expectedCount)
-                    guard let maxBytes = options.maxBytes else { continue }
-                    if done == 1 { firstBytes = writer.bytesSoFar }
-                    guard let checkpoint, done >= checkpoint, let expectedCount else { continue }
-                    let projected = Self.projection(bytes: writer.bytesSoFar, first: firstBytes, done: done, expected: expectedCount)
-                    let over = Double(projected) > Self.overShare * Double(maxBytes)
-                    let under = done == checkpoint && mayStopUnder && Double(projected) < Self.underShare * Double(maxBytes)
-                    if over || under { return .missed(probe(writer, bytes: projected, over: over, complete: false)) }
-                case .end(let duration, let warnings):
-                    var result = try writer.finish(duration: duration, fingerprint: try run.job.fingerprint())
-                    result.warnings = warnings
-                    return .written(result, try writer.handOver())
+        while let message = try quantized.pop() {
+            try options.limits.checkDeadline(path)
+            switch message {
+            case .frame(let frame):
+                try writer.add(frame)
+                done += 1
+                run.progress?(done, expectedCount)
+                guard let maxBytes = options.maxBytes else { continue }
+                if done == 1 { firstBytes = writer.bytesSoFar }
+                // Only while the expected count holds is the rest projected and the pass stopped
+                // early: a clip longer than its container says (or of unknown length) is written
+                // to its end, so the next pass learns its exact size instead of a guess.
+                guard let expectedCount, done < expectedCount else { continue }
+                let bytes = writer.bytesSoFar
+                let projected = max(bytes, Self.projection(bytes: bytes, first: firstBytes, done: done, expected: expectedCount))
+                if bytes > maxBytes { return .missed(probe(writer, bytes: projected, over: true, complete: false)) }
+                guard let checkpoint, done >= checkpoint else { continue }
+                let over = Double(projected) > Self.overShare * Double(maxBytes)
+                let under = done == checkpoint && mayStopUnder && Double(projected) < Self.underShare * Double(maxBytes)
+                if over || under { return .missed(probe(writer, bytes: projected, over: over, complete: false)) }
+            case .end(let duration, let warnings):
+                var result = try writer.finish(duration: duration, fingerprint: try run.job.fingerprint())
+                result.warnings = warnings
+                if let maxBytes = options.maxBytes, result.bytes > maxBytes {
+                    return .missed(FitProbe(bytes: result.bytes, width: result.width, height: result.height, over: true, complete: true))
                 }
+                return .written(result, try writer.handOver())
             }
-        } catch ClipKitError.limitExceeded(_, "output size", _, _) where stopsAtLimit {
-            // Past `--max-bytes`: this pass cannot fit. How far past, from the frames so far.
-            let bytes = max(budget.limit + 1, writer.bytesSoFar)
-            let projected = expectedCount.map { max(bytes, Self.projection(bytes: bytes, first: firstBytes, done: done, expected: $0)) } ?? bytes
-            return .missed(probe(writer, bytes: projected, over: true, complete: done == expectedCount))
         }
         throw ClipKitError.internalFailure(path: destination.path, reason: "the frame stream ended without its end")
     }
