@@ -469,6 +469,16 @@ def timing(tmp):
         "every command uses all 20 frames or a one-line error, never a crash; gif --max-bytes "
         "(which projects a pass's size from the expected frame count) fits a limit the full "
         "clip needs a smaller GIF for, without taking the count for the truth")
+    # The opposite: the index (moved to the front) promises all 20 frames, the file holds about half.
+    front = os.path.join(tmp, "front.mp4")
+    ffmpeg("-i", clip, "-c", "copy", "-movflags", "+faststart", *BITEXACT, front)
+    whole = read(front)
+    put("duration_overstated.mp4", whole[:len(whole) // 2], kind,
+        "the same clip with its index at the front, cut at half its bytes: the index promises "
+        "20 frames (2 s), about half are there",
+        "the frames that are there, with a warning or a one-line error; gif --max-bytes fits "
+        "near its limit (its passes project from the promised count, which proves wrong), not "
+        "far under it")
 
 
 

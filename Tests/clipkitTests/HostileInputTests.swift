@@ -327,6 +327,32 @@ extension Hostile {
             }
         }
 
+        /// A cut file whose index promises 20 frames where 8 are: the passes' projections run 2.5x
+        /// high, so the fit must learn the real count (it made a GIF at 40% of the limit, and
+        /// "no GIF fits" at limits a narrow GIF meets), and "nothing fits" must name a size made.
+        @Test func maxBytesFitsAClipShorterThanItsIndexPromises() throws {
+            let input = Self.hostile("duration_overstated.mp4")
+            let dir = Fixture.scratchDirectory()
+            for limit in [30_000, 15_000] {
+                let run = try Spawn.clipkit(["gif", input.path, "-o", "fit\(limit).gif", "--max-bytes", "\(limit)"], in: dir, killAfter: 90)
+                Self.expectBounded(run, "gif --max-bytes \(limit)", seconds: 60)
+                #expect(run.exitStatus == 0, "\(run)")
+                guard run.exitStatus == 0 else { continue }
+                let url = dir.appendingPathComponent("fit\(limit).gif")
+                let size = try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int)
+                #expect(size <= limit && size * 2 >= limit, "\(size) bytes for a limit of \(limit)")
+                #expect(try Decoded.gif(url, keep: 0).delays.count >= 6)
+            }
+            // 30 KB: near the limit, not at the 40% the promised count led to.
+            let fitted = try #require(try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("fit30000.gif").path)[.size] as? Int)
+            #expect(fitted * 10 >= 30_000 * 8, "\(fitted) bytes")
+            let tiny = try Spawn.clipkit(["gif", input.path, "-o", "tiny.gif", "--max-bytes", "5000"], in: dir, killAfter: 90)
+            Self.expectBounded(tiny, "gif --max-bytes 5000", seconds: 60)
+            #expect(tiny.exitStatus == 1 && tiny.errorLines.count == 1, "\(tiny)")
+            #expect(tiny.stderr.contains("the smallest clipkit made is ") && !tiny.stderr.contains("projected"), "\(tiny.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("tiny.gif").path))
+        }
+
         /// A 700 s gap: gif splits the long delay (never wrapped or clamped) or refuses by --max-duration;
         /// explode's delays fit a GIF and sum to the duration, or `clipkit gif` rejects its manifest.
         @Test func longGapIsNotClampedOrWrapped() throws {

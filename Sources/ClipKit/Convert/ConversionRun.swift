@@ -112,13 +112,15 @@ struct ConversionRun: Sendable {
     /// One decode into every output with `options`: decode -> (quantise -> GIF writer, poster,
     /// WebP/MP4 sinks), then every output committed together. With `--max-bytes` the GIF's
     /// writer may stop the pass early (`GIFPassWriter`); `mayStopUnder` lets it stop for a
-    /// projection far under the limit too.
-    func pass(_ options: GIFOptions, animations: AnimationPlan, mayStopUnder: Bool = false) throws -> PassOutcome {
+    /// projection far under the limit too (`mayStopEarly` false: it writes to the end), and
+    /// `frameCount` (learned by a pass before) replaces the count the producer expects.
+    func pass(_ options: GIFOptions, animations: AnimationPlan, mayStopUnder: Bool = false, mayStopEarly: Bool = true,
+              frameCount: Int? = nil) throws -> PassOutcome {
         let opened = try open(options)
         let read = opened.read, capacity = read.queueCapacity
         let globalPalette = opened.globalPalette, transparentFrames = opened.transparentFrames
         let producer = opened.producer
-        let expectedCount = producer.expectedCount
+        let expectedCount = frameCount ?? producer.expectedCount
         let pipeline = Pipeline()
         defer { pipeline.stop() }
         let decoded = pipeline.stage("\(stageLabel).decode", capacity: capacity) { (queue: BoundedQueue<DecodedMessage>) in
@@ -154,6 +156,7 @@ struct ConversionRun: Sendable {
                                        expectedCount: expectedCount)
             writer.shownFeedback = shownFeedback
             writer.mayStopUnder = mayStopUnder
+            writer.mayStopEarly = mayStopEarly
             switch try writer.write(quantized) {
             case .written(let result, let file):
                 if let floor = options.minQuality, let score = result.ssimulacra2, score < floor { return .belowFloor(result) }

@@ -78,9 +78,9 @@ struct FitSearch {
         return logSizes[i] + (logSizes[i + 1] - logSizes[i]) * (position - Double(i))
     }
 
-    /// The lowest value known over the limit, and its probe.
+    /// The lowest value known over the limit, and its probe (the latest, when it was tried again).
     var lowestOver: (value: Int, probe: FitProbe)? {
-        probes.filter(\.probe.over).min { $0.value < $1.value }
+        probes.reversed().filter(\.probe.over).min { $0.value < $1.value }
     }
 
     /// The highest value projected under the limit (a pass that stopped early for it) and not
@@ -95,6 +95,12 @@ struct FitSearch {
     mutating func record(_ probe: FitProbe, at value: Int, ran: Bool = true) {
         probes.append((value, probe))
         if ran { passes += 1 }
+    }
+
+    /// Drops the probes whose sizes were projected: a pass learned that the frame count they were
+    /// projected with was wrong.
+    mutating func forgetProjections() {
+        probes.removeAll { !$0.probe.complete }
     }
 
     /// Whether a pass at `value` may stop for a projection far under the limit: a higher value

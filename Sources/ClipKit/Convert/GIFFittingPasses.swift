@@ -44,6 +44,8 @@ extension ConversionRun {
     private func fittingPasses(_ asked: GIFOptions, animations: AnimationPlan) throws -> PassOutcome {
         guard let maxBytes = asked.maxBytes else { return try pass(asked, animations: animations) }
         var levels = FitSearch.levels(limit: maxBytes, top: asked.quality ?? 100)
+        // The frame count, once a pass has shown the producer's to be wrong (or missing).
+        var frameCount: Int?
         while let level = levels.next() {
             let options = asked.moved(toQuality: level)
             // Levels whose settings are all given explicitly are the same GIF: over once, over always.
@@ -52,8 +54,12 @@ extension ConversionRun {
                 continue
             }
             try options.limits.checkDeadline(path)
-            let outcome = try pass(options, animations: animations, mayStopUnder: levels.mayStopUnder(at: level))
+            let outcome = try pass(options, animations: animations, mayStopUnder: levels.mayStopUnder(at: level), frameCount: frameCount)
             guard case .missed(let probe) = outcome else { return outcome }
+            if let frames = probe.frames {
+                frameCount = frames
+                levels.forgetProjections()
+            }
             levels.record(probe, at: level)
         }
         guard let over = levels.lowestOver else {
@@ -68,14 +74,38 @@ extension ConversionRun {
         }
         var smaller = asked.moved(toQuality: levels.bottom)
         var widths = FitSearch.widths(limit: maxBytes, below: miss)
-        while let width = widths.next() {
-            smaller.size = .width(width)
+        var verified = false
+        while true {
+            while let width = widths.next() {
+                smaller.size = .width(width)
+                try options.limits.checkDeadline(path)
+                let outcome = try pass(smaller, animations: animations, mayStopUnder: widths.mayStopUnder(at: width), frameCount: frameCount)
+                guard case .missed(let probe) = outcome else { return outcome }
+                if let frames = probe.frames {
+                    frameCount = frames
+                    widths.forgetProjections()
+                }
+                widths.record(probe, at: width)
+            }
+            // "Nothing fits" rests on a pass whose own bytes passed the limit, never on a
+            // projection alone (the count it projects with may be wrong: a cut file's index
+            // promises frames that are not there). Once, the narrowest is written to its end
+            // (its exact size, and the frame count).
+            guard let narrowest = widths.lowestOver, !narrowest.probe.pastLimit, !verified else {
+                throw noFit(widths.lowestOver?.probe ?? miss, level: levels.bottom, limit: maxBytes)
+            }
+            verified = true
+            smaller.size = .width(narrowest.value)
             try options.limits.checkDeadline(path)
-            let outcome = try pass(smaller, animations: animations, mayStopUnder: widths.mayStopUnder(at: width))
+            let outcome = try pass(smaller, animations: animations, mayStopUnder: true, mayStopEarly: false, frameCount: frameCount)
             guard case .missed(let probe) = outcome else { return outcome }
-            widths.record(probe, at: width)
+            if let frames = probe.frames {
+                // The count was wrong: search again with the right one.
+                frameCount = frames
+                widths.forgetProjections()
+            }
+            widths.record(probe, at: narrowest.value)
         }
-        throw noFit(widths.lowestOver?.probe ?? miss, level: levels.bottom, limit: maxBytes)
     }
 
     private func belowFloor(_ low: GIFResult) -> ClipKitError {

@@ -11,6 +11,11 @@ struct FitProbe: Sendable, Equatable {
     /// Over the limit; false when projected so far under it that a higher level is worth a pass.
     var over: Bool
     var complete: Bool
+    /// The frames the pass had, when it reached the end with another count than it projected
+    /// with (the container's was wrong, or there was none): the count for the passes after it.
+    var frames: Int? = nil
+    /// The pass's own bytes passed the limit: over for certain, whatever the frame count.
+    var pastLimit = false
 }
 
 /// What the writer gives.
@@ -33,9 +38,13 @@ struct GIFPassWriter: Sendable {
     let options: GIFOptions
     let destination: URL
     let globalPalette: Palette?
+    /// The frames expected: the producer's count, or one a pass before learned.
     let expectedCount: Int?
     /// Whether a projection far under the limit stops the pass (a higher level is still untried).
     var mayStopUnder = false
+    /// Whether the pass may stop before its end (off to learn its exact size: the count the
+    /// projections use may be wrong).
+    var mayStopEarly = true
     /// Where the writer hands what the viewer sees back to the quantiser (lossy LZW).
     var shownFeedback: BoundedQueue<[UInt8]>?
 
@@ -81,10 +90,14 @@ struct GIFPassWriter: Sendable {
                 // Only while the expected count holds is the rest projected and the pass stopped
                 // early: a clip longer than its container says (or of unknown length) is written
                 // to its end, so the next pass learns its exact size instead of a guess.
-                guard let expectedCount, done < expectedCount else { continue }
+                guard mayStopEarly, let expectedCount, done < expectedCount else { continue }
                 let bytes = writer.bytesSoFar
                 let projected = max(bytes, Self.projection(bytes: bytes, first: firstBytes, done: done, expected: expectedCount))
-                if bytes > maxBytes { return .missed(probe(writer, bytes: projected, over: true, complete: false)) }
+                if bytes > maxBytes {
+                    var past = probe(writer, bytes: projected, over: true, complete: false)
+                    past.pastLimit = true
+                    return .missed(past)
+                }
                 guard let checkpoint, done >= checkpoint else { continue }
                 let over = Double(projected) > Self.overShare * Double(maxBytes)
                 let under = done == checkpoint && mayStopUnder && Double(projected) < Self.underShare * Double(maxBytes)
@@ -92,8 +105,18 @@ struct GIFPassWriter: Sendable {
             case .end(let duration, let warnings):
                 var result = try writer.finish(duration: duration, fingerprint: try run.job.fingerprint())
                 result.warnings = warnings
-                if let maxBytes = options.maxBytes, result.bytes > maxBytes {
-                    return .missed(FitProbe(bytes: result.bytes, width: result.width, height: result.height, over: true, complete: true))
+                if let maxBytes = options.maxBytes {
+                    // A count that proved wrong (or was missing) made every projection wrong: this
+                    // pass's exact size, and the count, go to the search. So does a size far under
+                    // the limit that no projection at the checkpoint could catch (a wrong count, or
+                    // a clip too short to project).
+                    let learned = expectedCount == done ? nil : done
+                    let unprojected = learned != nil || checkpoint == nil
+                    let under = unprojected && mayStopUnder && Double(result.bytes) < Self.underShare * Double(maxBytes)
+                    if result.bytes > maxBytes || under {
+                        return .missed(FitProbe(bytes: result.bytes, width: result.width, height: result.height, over: !under,
+                                                complete: true, frames: learned, pastLimit: !under))
+                    }
                 }
                 return .written(result, try writer.handOver())
             }
