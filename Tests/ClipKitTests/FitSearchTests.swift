@@ -86,6 +86,26 @@ import Testing
         #expect(narrow.next() == nil)
     }
 
+    @Test func aWrongFrameCountsProjectionsAreForgotten() {
+        // Two levels projected over with a count that proved 2.5x too high, then a pass that
+        // reached its end far under: the projections go, the exact sizes stay, and the search
+        // goes up again from the level that was under.
+        var search = FitSearch.levels(limit: 100_000, top: 100)
+        #expect(search.next() == 90)
+        search.record(FitProbe(bytes: 250_000, width: 160, height: 120, over: true, complete: false), at: 90)
+        let second = search.next()
+        #expect(second.map { $0 < 90 } == true)
+        search.record(FitProbe(bytes: 60_000, width: 160, height: 120, over: false, complete: true, frames: 8), at: second ?? 80)
+        search.forgetProjections()
+        #expect(search.probes.count == 1 && search.lowestOver == nil)
+        #expect(search.next().map { $0 > (second ?? 80) } == true)
+        // A value tried again: its latest probe is the one that counts.
+        var widths = FitSearch.widths(limit: 10_000, below: FitProbe(bytes: 40_000, width: 160, height: 120, over: true, complete: false))
+        widths.record(FitProbe(bytes: 11_000, width: 16, height: 12, over: true, complete: false), at: 16)
+        widths.record(FitProbe(bytes: 12_345, width: 16, height: 12, over: true, complete: true, pastLimit: true), at: 16)
+        #expect(widths.lowestOver?.probe.bytes == 12_345)
+    }
+
     @Test func projectionCountsTheFirstFrameOnce() {
         // 10 KB first frame, then 1 KB a frame: 3 of 10 written is 12 KB, the whole 19 KB.
         #expect(GIFPassWriter.projection(bytes: 12_000, first: 10_000, done: 3, expected: 10) == 19_000)
