@@ -46,6 +46,21 @@ extension ConversionRun {
         var levels = FitSearch.levels(limit: maxBytes, top: asked.quality ?? 100)
         // The frame count, once a pass has shown the producer's to be wrong (or missing).
         var frameCount: Int?
+        /// One pass for `search` at `value`: what it wrote (or measured below the floor), or nil
+        /// with its probe recorded (after dropping what a count that proved wrong projected).
+        func attempt(_ options: GIFOptions, at value: Int, in search: inout FitSearch, mayStopUnder: Bool,
+                     mayStopEarly: Bool = true) throws -> PassOutcome? {
+            try options.limits.checkDeadline(path)
+            let outcome = try pass(options, animations: animations, mayStopUnder: mayStopUnder, mayStopEarly: mayStopEarly,
+                                   frameCount: frameCount)
+            guard case .missed(let probe) = outcome else { return outcome }
+            if let frames = probe.frames {
+                frameCount = frames
+                search.forgetProjections()
+            }
+            search.record(probe, at: value)
+            return nil
+        }
         while let level = levels.next() {
             let options = asked.moved(toQuality: level)
             // Levels whose settings are all given explicitly are the same GIF: over once, over always.
@@ -53,14 +68,8 @@ extension ConversionRun {
                 levels.record(known.probe, at: level, ran: false)
                 continue
             }
-            try options.limits.checkDeadline(path)
-            let outcome = try pass(options, animations: animations, mayStopUnder: levels.mayStopUnder(at: level), frameCount: frameCount)
-            guard case .missed(let probe) = outcome else { return outcome }
-            if let frames = probe.frames {
-                frameCount = frames
-                levels.forgetProjections()
-            }
-            levels.record(probe, at: level)
+            let mayStopUnder = levels.mayStopUnder(at: level)
+            if let done = try attempt(options, at: level, in: &levels, mayStopUnder: mayStopUnder) { return done }
         }
         guard let over = levels.lowestOver else {
             throw ClipKitError.internalFailure(path: path, reason: "a --max-bytes search ended without a pass")
@@ -78,14 +87,8 @@ extension ConversionRun {
         while true {
             while let width = widths.next() {
                 smaller.size = .width(width)
-                try options.limits.checkDeadline(path)
-                let outcome = try pass(smaller, animations: animations, mayStopUnder: widths.mayStopUnder(at: width), frameCount: frameCount)
-                guard case .missed(let probe) = outcome else { return outcome }
-                if let frames = probe.frames {
-                    frameCount = frames
-                    widths.forgetProjections()
-                }
-                widths.record(probe, at: width)
+                let mayStopUnder = widths.mayStopUnder(at: width)
+                if let done = try attempt(smaller, at: width, in: &widths, mayStopUnder: mayStopUnder) { return done }
             }
             // "Nothing fits" rests on a pass whose own bytes passed the limit, never on a
             // projection alone (the count it projects with may be wrong: a cut file's index
@@ -96,15 +99,8 @@ extension ConversionRun {
             }
             verified = true
             smaller.size = .width(narrowest.value)
-            try options.limits.checkDeadline(path)
-            let outcome = try pass(smaller, animations: animations, mayStopUnder: true, mayStopEarly: false, frameCount: frameCount)
-            guard case .missed(let probe) = outcome else { return outcome }
-            if let frames = probe.frames {
-                // The count was wrong: search again with the right one.
-                frameCount = frames
-                widths.forgetProjections()
-            }
-            widths.record(probe, at: narrowest.value)
+            // (A count that proved wrong sends the search on with the right one.)
+            if let done = try attempt(smaller, at: narrowest.value, in: &widths, mayStopUnder: true, mayStopEarly: false) { return done }
         }
     }
 
