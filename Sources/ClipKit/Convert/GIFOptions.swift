@@ -56,9 +56,9 @@ public struct GIFOptions: Sendable {
     public var minQuality: Double?
     /// The floor the command line sets with `--max-bytes` unless told otherwise: it stops ruin,
     /// not ordinary loss. 30 is "low quality" on SSIMULACRA2's own scale (libjpeg quality 20);
-    /// the bench's 720p clip at `--quality 50` scores 24.8 and looks broken (small digits gone,
-    /// streaks over flat areas), while the `--max-bytes` fits at 25-75% of the default size of
-    /// three clips score 62-80.
+    /// the bench's 720p clip at the first `--quality` mapping's 50 scored 24.8 and looked broken
+    /// (small digits gone, streaks over flat areas), while the `--max-bytes` fits at 25-75% of
+    /// the default size of three clips scored 62-80 when the floor was set.
     public static let defaultMinQualityForMaxBytes = 30.0
     /// Merge consecutive identical frames into one with the summed delay.
     public var mergeIdenticalFrames = true
