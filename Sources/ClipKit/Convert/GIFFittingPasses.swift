@@ -101,6 +101,11 @@ extension ConversionRun {
             smaller.size = .width(narrowest.value)
             // (A count that proved wrong sends the search on with the right one.)
             if let done = try attempt(smaller, at: narrowest.value, in: &widths, mayStopUnder: true, mayStopEarly: false) { return done }
+            // Its exact size may be far from what the projections said (a clip calm at first and
+            // busy later): the widths below are searched afresh from it, with passes of their own.
+            if let exact = widths.lowestOver?.probe, exact.complete, exact.width > FitSearch.smallestWidth {
+                widths = FitSearch.widths(limit: maxBytes, below: exact)
+            }
         }
     }
 
