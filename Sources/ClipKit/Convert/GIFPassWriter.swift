@@ -56,6 +56,8 @@ struct GIFPassWriter: Sendable {
     static let overShare = 1.01
     /// Projected below this share, a higher level would fit: the pass stops when one is untried.
     static let underShare = 0.88
+    /// Frames the recent rate is taken over.
+    static let recentFrames = 16
     /// Clips shorter than this many frames are never projected.
     static let fewestProjected = 10
 
@@ -78,6 +80,8 @@ struct GIFPassWriter: Sendable {
         let checkpoint = expectedCount.flatMap { $0 >= Self.fewestProjected ? Int((Double($0) * Self.checkpoint).rounded(.up)) : nil }
         var done = 0
         var firstBytes = 0
+        // The bytes after each of the last `recentFrames` frames: the rate lately.
+        var recent = [Int](repeating: 0, count: Self.recentFrames)
         while let message = try quantized.pop() {
             try options.limits.checkDeadline(path)
             switch message {
@@ -93,15 +97,21 @@ struct GIFPassWriter: Sendable {
                 guard mayStopEarly, let expectedCount, done < expectedCount else { continue }
                 let bytes = writer.bytesSoFar
                 let projected = max(bytes, Self.projection(bytes: bytes, first: firstBytes, done: done, expected: expectedCount))
+                // A pass stopped over reports the larger of that and the rest at the recent rate:
+                // a clip busier later than at first is over by more than the mean says.
+                let window = done > Self.recentFrames
+                let lately = window ? recent[done % Self.recentFrames] : firstBytes, span = window ? Self.recentFrames : done - 1
+                let overBy = span > 0 ? max(projected, bytes + (bytes - lately) * (expectedCount - done) / span) : projected
+                recent[done % Self.recentFrames] = bytes
                 if bytes > maxBytes {
-                    var past = probe(writer, bytes: projected, over: true, complete: false)
+                    var past = probe(writer, bytes: overBy, over: true, complete: false)
                     past.pastLimit = true
                     return .missed(past)
                 }
                 guard let checkpoint, done >= checkpoint else { continue }
                 let over = Double(projected) > Self.overShare * Double(maxBytes)
                 let under = done == checkpoint && mayStopUnder && Double(projected) < Self.underShare * Double(maxBytes)
-                if over || under { return .missed(probe(writer, bytes: projected, over: over, complete: false)) }
+                if over || under { return .missed(probe(writer, bytes: over ? overBy : projected, over: over, complete: false)) }
             case .end(let duration, let warnings):
                 var result = try writer.finish(duration: duration, fingerprint: try run.job.fingerprint())
                 result.warnings = warnings
