@@ -88,10 +88,13 @@ struct GIFCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Lossy LZW compression, 0 (off, exact) to 1000: higher gives smaller files with more noise; 20 to 80 is a good range.", valueName: "n"))
     var lossy: Int = 0
 
-    @Option(help: ArgumentHelp("One knob for size against fidelity, 1-100: sets --colors, --threshold and --lossy (Floyd-Steinberg dithering stays on) along the bytes/SSIMULACRA2 frontier measured on natural clips (options given explicitly win). 100 draws every change exactly (threshold 0, no lossy): the largest and best; the default output (no --quality) is not on the scale. Below 90 colours fall as lossy rises (192 colours and lossy 80 at 75, 128 and 150 at 50); the threshold stays near 0 down to 50, then rises (20 at 40, 60 at 25, 2000 at 1). WebP: its lossy quality (default 80).", valueName: "q"))
+    @Option(help: ArgumentHelp("Stop adding colours to a frame's palette once it is this close to the frame's pixels (mean squared RGB distance, weighted 3:4:2), up to --colors: frames that need fewer colours (flat screen content) get fewer, which saves bytes. 0 (the default) always takes --colors; --quality sets 60 (30 at 95, 0 at 100). A frame whose colours all fit stays exact.", valueName: "n"))
+    var paletteError: Int = 0
+
+    @Option(help: ArgumentHelp("One knob for size against fidelity, 1-100: sets --colors, --threshold, --lossy and --palette-error (Floyd-Steinberg dithering stays on) along the bytes/SSIMULACRA2 frontier measured on natural clips (options given explicitly win). 100 draws every change exactly (threshold 0, no lossy): the largest and best; the default output (no --quality) is not on the scale. Below 90 colours fall as lossy rises (192 colours and lossy 80 at 75, 128 and 150 at 50); the threshold stays near 0 down to 50, then rises (20 at 40, 60 at 25, 2000 at 1). WebP: its lossy quality (default 80).", valueName: "q"))
     var quality: Int?
 
-    @Option(help: ArgumentHelp("Largest GIF wanted: bytes, or with a unit (500KB, 5MB, 2MiB). The highest --quality level that fits is written (from --quality, else 100, down to 80; passes stop as soon as their size is known), below that a narrower picture at 80; --colors, --threshold or --lossy given stay. Never larger.", valueName: "size"))
+    @Option(help: ArgumentHelp("Largest GIF wanted: bytes, or with a unit (500KB, 5MB, 2MiB). The highest --quality level that fits is written (from --quality, else 100, down to 80; passes stop as soon as their size is known), below that a narrower picture at 80; --colors, --threshold, --lossy or --palette-error given stay. Never larger.", valueName: "size"))
     var maxBytes: String?
 
     @Option(help: ArgumentHelp("Lowest quality accepted, in SSIMULACRA2 points 0-100 (90 visually lossless, 70 high, 50 medium, 30 low; the mean measured by --measure): a GIF measured below it is not written (exit 1); with --max-bytes, a smaller picture is tried first. Default 30 with --max-bytes (none with --no-measure), else none. Values up to 1 (an SSIM) are refused.", valueName: "points"))
@@ -133,6 +136,10 @@ struct GIFCommand: ParsableCommand {
         guard threshold >= 0 else { throw ClipKitError.invalidOption(name: "--threshold", reason: "must be 0 or more") }
         options.changeThreshold = threshold
         options.lossy = lossy
+        guard (0...GIFOptions.maxPaletteError).contains(paletteError) else {
+            throw ClipKitError.invalidOption(name: "--palette-error", reason: "must be 0 to \(GIFOptions.maxPaletteError), got \(paletteError)")
+        }
+        options.paletteError = paletteError
         if let quality {
             guard (1...100).contains(quality) else {
                 throw ClipKitError.invalidOption(name: "--quality", reason: "must be 1 to 100, got \(quality)")
@@ -162,7 +169,7 @@ struct GIFCommand: ParsableCommand {
             throw ClipKitError.invalidOption(name: "--palette", reason: "'\(palette)' is not per-frame or global")
         }
         options.palette = mode
-        // --quality picks colours, threshold and lossy along the frontier; those given explicitly win.
+        // --quality picks colours, threshold, lossy and palette error along the frontier; those given explicitly win.
         if let quality { options.apply(quality: quality) }
         if noLoop && loop != nil {
             throw ClipKitError.invalidOption(name: "--no-loop", reason: "give --loop N or --no-loop, not both")
@@ -310,6 +317,7 @@ extension Report {
         ssimulacra2 = result.ssimulacra2.map { ($0 * 100).rounded() / 100 }
         ssimulacra2P5 = result.ssimulacra2P5.map { ($0 * 100).rounded() / 100 }
         durationErrorMs = result.durationErrorMilliseconds
-        settings = ["lossy": result.settings.lossy, "colors": result.settings.colors, "threshold": result.settings.changeThreshold]
+        settings = ["lossy": result.settings.lossy, "colors": result.settings.colors, "threshold": result.settings.changeThreshold,
+                    "palette_error": result.settings.paletteError]
     }
 }

@@ -96,6 +96,30 @@ import Testing
         #expect(rampError < 5, "mean per-channel error \(rampError) on the gray ramp")
     }
 
+    @Test func anErrorTargetStopsAtTheColoursAPictureNeeds() {
+        // A "screen": 12 flat UI colours in blocks under a noise of up to 3 levels per channel
+        // (hundreds of distinct colours, so no exact table), against a gradient of 65536 colours.
+        var rng = SplitMix64(seed: 12)
+        let ui = distinctColors(12, clustered: false, seed: 5)
+        let screen = image(96, 64) { x, y in
+            let c = ui[(x / 16 + (y / 16) * 6) % 12]
+            return (min(c.0 + rng.channel(0...3), 255), min(c.1 + rng.channel(0...3), 255), min(c.2 + rng.channel(0...3), 255))
+        }
+        let gradient = image(256, 256) { x, y in (x, y, (x + y) / 2) }
+        for target in [30.0, 60.0] {
+            let few = Quantizer(maxColors: 256, errorTarget: target).palette(for: screen)
+            #expect((12...20).contains(few.count), "target \(target): \(few.count) colours for 12 flat ones")
+            // Remapped through it the screen stays within the noise (measured: 0.92 per channel).
+            #expect(meanAbsoluteDifference(screen, remap(screen, few)) < 1.5)
+            // The gradient is far from any such target at 128 colours: it keeps them all.
+            #expect(Quantizer(maxColors: 128, errorTarget: target).palette(for: gradient).count == 128)
+        }
+        // No target: colours go on being split down to the histogram's bins (29 here).
+        #expect(Quantizer(maxColors: 256).palette(for: screen).count > 24)
+        // Never fewer than two colours, however loose the target.
+        #expect(Quantizer(maxColors: 256, errorTarget: 1e9).palette(for: gradient).count == 2)
+    }
+
     @Test func maskedOutPixelsDoNotInfluenceThePalette() {
         // Left half: shades of red (few, so exact); right half: blue noise, masked out.
         var rng = SplitMix64(seed: 7)

@@ -136,3 +136,78 @@ import TestSupport
         #expect(gif.canvases.allSatisfy { $0 == gif.canvases[0] })
     }
 }
+
+@Suite struct PaletteErrorCommandTests {
+    /// Frames of a flat "screen" (a dozen UI colours in blocks, a sliding highlight, under a
+    /// noise of up to 7 levels per channel: hundreds of colours, so no exact table) or of a
+    /// "scene" (a smooth two-way colour gradient under the same noise).
+    func frames(screen: Bool, in dir: URL) throws -> [String] {
+        var seed: UInt64 = screen ? 1 : 2
+        func noise() -> Int {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Int(seed >> 61)
+        }
+        let ui: [(Int, Int, Int)] = [(30, 30, 36), (240, 240, 240), (0, 120, 215), (200, 60, 60), (60, 180, 90), (250, 200, 40),
+                                     (90, 90, 100), (160, 160, 170), (20, 60, 120), (255, 255, 255), (120, 40, 160), (10, 10, 10)]
+        var names: [String] = []
+        for i in 0..<4 {
+            var image = RGBAImage(width: 160, height: 96)
+            for y in 0..<96 {
+                for x in 0..<160 {
+                    var c = screen ? ui[(x / 20 + (y / 24) * 8) % ui.count] : (x * 255 / 159, y * 255 / 95, (x + 2 * y) % 256)
+                    if screen, (i * 20..<i * 20 + 30).contains(x), y < 12 { c = ui[2] }
+                    let p = (y * 160 + x) * 4
+                    image.pixels.replaceSubrange(p..<p + 4, with: [UInt8(min(c.0 + noise(), 255)), UInt8(min(c.1 + noise(), 255)),
+                                                                   UInt8(min(c.2 + noise(), 255)), 255])
+                }
+            }
+            let name = "\(screen ? "screen" : "scene")\(i).png"
+            try PNGWriter.write(image, to: dir.appendingPathComponent(name))
+            names.append(name)
+        }
+        return names
+    }
+
+    /// Mean absolute difference per RGB channel.
+    func meanDifference(_ a: RGBAImage, _ b: RGBAImage) -> Double {
+        var sum = 0
+        for i in 0..<a.pixels.count where i % 4 != 3 { sum += abs(Int(a.pixels[i]) - Int(b.pixels[i])) }
+        return Double(sum) / Double(a.width * a.height * 3)
+    }
+
+    /// Distinct colour indices the GIF's first image uses.
+    func coloursUsed(_ url: URL) throws -> Int {
+        let frame = try #require(try GIFDecoder(url: url).next())
+        return Set(frame.indices).count
+    }
+
+    @Test func flatContentGetsTheColoursItNeedsAndAGradientKeepsAll() throws {
+        let dir = Fixture.scratchDirectory()
+        for screen in [true, false] {
+            let names = try frames(screen: screen, in: dir)
+            var sizes: [Int] = [], used: [Int] = []
+            for target in [0, 60] {
+                let out = "\(screen ? "screen" : "scene")-e\(target).gif"
+                let run = try CLI.run(["gif"] + names + ["--fps", "10", "--palette-error", "\(target)", "-q", "-o", out], in: dir)
+                #expect(run.status == 0, "\(run.stderr)")
+                let url = dir.appendingPathComponent(out)
+                sizes.append(try Data(contentsOf: url).count)
+                used.append(try coloursUsed(url))
+                // What the viewer sees stays within the noise of the source (dithered).
+                let shown = try #require(try Decoded.gif(url, keep: 1).canvases.first)
+                let source = try PNGReader.read(dir.appendingPathComponent(names[0]))
+                #expect(meanDifference(shown, source) < 6, "\(out): \(meanDifference(shown, source))")
+            }
+            if screen {
+                // A dozen flat colours: fewer palette entries, and fewer bytes.
+                #expect(used[1] < used[0] / 2 && used[1] >= 12, "colours used \(used)")
+                #expect(sizes[1] < sizes[0], "bytes \(sizes)")
+            } else {
+                // A gradient stays far above the target at 256 colours: the same GIF.
+                #expect(used[1] == used[0] && sizes[1] == sizes[0], "colours used \(used), bytes \(sizes)")
+            }
+        }
+        // Out of range: bad usage.
+        #expect(try CLI.run(["gif", "screen0.png", "--palette-error", "-1", "-o", "x.gif"], in: dir).status == 2)
+    }
+}

@@ -48,18 +48,19 @@ import TestSupport
         #expect(run.status == 0, "\(run.stderr)")
         let bytes = try size(dir.appendingPathComponent("fit.gif"))
         #expect(bytes <= limit)
-        let chosen = run.stdout.firstMatch(of: /"settings":\{"colors":([0-9]+),"lossy":([0-9]+),"threshold":([0-9]+)\}/)
-        let colors = chosen.flatMap { Int($0.1) }, lossy = chosen.flatMap { Int($0.2) }, threshold = chosen.flatMap { Int($0.3) }
+        let chosen = run.stdout.firstMatch(of: /"settings":\{"colors":([0-9]+),"lossy":([0-9]+),"palette_error":([0-9]+),"threshold":([0-9]+)\}/)
+        let colors = chosen.flatMap { Int($0.1) }, lossy = chosen.flatMap { Int($0.2) }
+        let paletteError = chosen.flatMap { Int($0.3) }, threshold = chosen.flatMap { Int($0.4) }
         let level = (80...100).first {
             let s = GIFOptions.settings(forQuality: $0)
-            return s.colors == colors && s.lossy == lossy && s.changeThreshold == threshold
+            return s.colors == colors && s.lossy == lossy && s.changeThreshold == threshold && s.paletteError == paletteError
         }
         #expect(level.map { $0 >= 85 } == true, "\(run.stdout)")
         #expect(run.stdout.contains("\"width\":\(width)"), "\(run.stdout)")
         // --quality caps the levels tried; settings given explicitly stay.
         let capped = try CLI.run(["gif", Self.clip.path, "-o", "capped.gif", "--max-bytes", "100MB", "--quality", "60", "--json"], in: dir)
         let sixty = GIFOptions.settings(forQuality: 60)
-        #expect(capped.stdout.contains("\"settings\":{\"colors\":\(sixty.colors),\"lossy\":\(sixty.lossy),\"threshold\":\(sixty.changeThreshold)}"), "\(capped.stdout)")
+        #expect(capped.stdout.contains("\"settings\":{\"colors\":\(sixty.colors),\"lossy\":\(sixty.lossy),\"palette_error\":\(sixty.paletteError),\"threshold\":\(sixty.changeThreshold)}"), "\(capped.stdout)")
         let fixed = try CLI.run(["gif", Self.clip.path, "-o", "fixed.gif", "--max-bytes", "\(limit)", "--lossy", "25", "--json"], in: dir)
         #expect(fixed.status == 0 && fixed.stdout.contains("\"lossy\":25"), "\(fixed.stdout)")
         #expect(try size(dir.appendingPathComponent("fixed.gif")) <= limit)
@@ -121,7 +122,7 @@ import TestSupport
         let half = GIFOptions.settings(forQuality: 50)
         #expect(try CLI.run(["gif", Self.clip.path, "-o", "q50.gif", "--quality", "50"], in: dir).status == 0)
         #expect(try CLI.run(["gif", Self.clip.path, "-o", "s50.gif", "--colors", "\(half.colors)", "--lossy", "\(half.lossy)",
-                             "--threshold", "\(half.changeThreshold)"], in: dir).status == 0)
+                             "--threshold", "\(half.changeThreshold)", "--palette-error", "\(half.paletteError)"], in: dir).status == 0)
         #expect(try Data(contentsOf: dir.appendingPathComponent("q50.gif")) == Data(contentsOf: dir.appendingPathComponent("s50.gif")))
         // Lower quality, strictly smaller files that measure strictly lower, on the colour-aware
         // measure the knob was derived on (SSIMULACRA2, what --quality reports with --json).

@@ -94,7 +94,8 @@ struct ConversionRun: Sendable {
             var palette: Palette?
             if options.palette == .global, outputs.gif != nil {
                 let histogram = try gatherColors(video: url, options: options)
-                palette = Quantizer(maxColors: min(options.colors, 255)).palette(for: histogram)
+                palette = Quantizer(maxColors: min(options.colors, 255), errorTarget: Double(options.paletteError))
+                    .palette(for: histogram)
             }
             let reader = try VideoReader(url: url, limits: options.limits, fullProbe: true, defaultOptions: nil)
             // Refuse before decoding when the stretch to convert is known to be too long.

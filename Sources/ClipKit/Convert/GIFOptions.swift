@@ -35,6 +35,13 @@ public struct GIFOptions: Sendable {
     /// a little noise). Roughly the scale of gifsicle's `--lossy`.
     public var lossy = 0
     public static let maxLossy = 1000
+    /// How close a palette must come to a frame's pixels (mean `Palette.distance`, 3:4:2-weighted
+    /// squared RGB) before it stops taking colours, up to `colors`; 0 takes them all. Set by
+    /// `--quality` (`qualityAnchors`): a frame that needs fewer colours (a screen recording's
+    /// flat UI) gets fewer, and spends the bytes they would cost on less loss elsewhere.
+    public var paletteError = 0
+    /// Far past any frame's error at 2 colours (the largest weighted distance is 585,225).
+    public static let maxPaletteError = 1_000_000
 
     /// The largest GIF wanted, in bytes (`--max-bytes`); nil for no limit. The GIF is made at the
     /// highest `--quality` level that fits, from `quality` (100 when nil) down to
@@ -92,6 +99,7 @@ public struct GIFOptions: Sendable {
         ]
         // Appended only when set, so GIFs made before the option keep their fingerprints.
         var lossyField: [String] = lossy != 0 ? ["lossy=\(lossy)"] : []
+        if paletteError != 0 { lossyField.append("palette-error=\(paletteError)") }
         if let maxBytes { lossyField.append("max-bytes=\(maxBytes)") }
         if let minQuality { lossyField.append("min-quality=\(minQuality)") }
         // Where --max-bytes starts its search.
@@ -122,6 +130,9 @@ public struct GIFOptions: Sendable {
             // (0, 1] is refused: it reads as the SSIM --min-quality used to take, and as
             // SSIMULACRA2 points it would accept almost anything.
             throw ClipKitError.invalidOption(name: "--min-quality", reason: "is SSIMULACRA2 points from 0 to 100 (e.g. 50); values over 0 up to 1 read as an SSIM and are refused; got \(minQuality)")
+        }
+        guard (0...Self.maxPaletteError).contains(paletteError) else {
+            throw ClipKitError.invalidOption(name: "--palette-error", reason: "must be 0 to \(Self.maxPaletteError), got \(paletteError)")
         }
         guard (0...Self.maxLossy).contains(lossy) else {
             throw ClipKitError.invalidOption(name: "--lossy", reason: "must be 0 (exact) to \(Self.maxLossy), got \(lossy)")
@@ -174,15 +185,24 @@ extension GIFOptions {
     /// rises, as nothing else saves bytes. Where the numbers sit is a choice: 50 is the frontier
     /// point that scores 60 on the bench's 10 s 720p clip (issue 20's mark for "50"); the levels
     /// below keep the anchors they had one step lower before (old 50, 35, 20 are now 40, 25, 12).
-    static let qualityAnchors: [(quality: Int, colors: Int, threshold: Int, lossy: Int)] = [
-        (100, 256, 0, 0), (90, 256, 2, 40), (75, 192, 2, 80), (50, 128, 2, 150), (40, 128, 20, 200),
-        (25, 64, 60, 300), (12, 48, 60, 500), (1, 32, 2000, 1000),
+    /// The palette error (`paletteError`) is 60 from 90 down (30 at 95, 0 at 100): a palette
+    /// stops taking colours once a frame's mean weighted error is 60 (about 2.6 levels per
+    /// channel before dithering). Natural video stays far above that at 128-256 colours (the
+    /// bench clips' frames: 85-370 at 128), so it keeps them all and its bytes do not move;
+    /// the screen recording's frames reach it at 64-96 colours, and the colours saved cost
+    /// nothing seen: at equal bytes it gained 5-9 SSIMULACRA2 points from level 40 to 90
+    /// (e.g. 50: 478,626 B / 61.0 before, 448,934 B / 61.1 now), lost 2-4 at 25-35, while the
+    /// other three clips moved by -0.8 to +0.5. Larger targets gained the screen more (120:
+    /// +11-16 at 50-75) but cost the 720p and 1080p clips 1.5-5 points at 75-95.
+    static let qualityAnchors: [(quality: Int, colors: Int, threshold: Int, lossy: Int, paletteError: Int)] = [
+        (100, 256, 0, 0, 0), (95, 256, 1, 20, 30), (90, 256, 2, 40, 60), (75, 192, 2, 80, 60), (50, 128, 2, 150, 60),
+        (40, 128, 20, 200, 60), (25, 64, 60, 300, 60), (12, 48, 60, 500, 60), (1, 32, 2000, 1000, 60),
     ]
 
     /// The settings `--quality` 1...100 stands for. 100 is the best GIF clipkit makes (256
     /// colours, Floyd-Steinberg, threshold 0, exact: every change drawn); below it colours and the
-    /// change threshold move between the anchors geometrically (linearly from 0) and lossy
-    /// linearly, dithering stays on. The default output (threshold 250, exact) is not on this
+    /// change threshold move between the anchors geometrically (linearly from 0), lossy and the
+    /// palette error linearly, dithering stays on. The default output (threshold 250, exact) is not on this
     /// scale: on natural video it lies between 90 and 100 in bytes and below 90 in SSIMULACRA2;
     /// on screen recordings between 95 and 100 in both.
     public static func settings(forQuality quality: Int) -> GIFSettings {
@@ -195,14 +215,15 @@ extension GIFOptions {
                 guard a > 0, b > 0 else { return Int((Double(a) + Double(b - a) * t).rounded()) }
                 return Int((Double(a) * pow(Double(b) / Double(a), t)).rounded())
             }
-            let lossy = Int((Double(high.lossy) + Double(low.lossy - high.lossy) * t).rounded())
-            return GIFSettings(lossy: lossy, colors: geometric(high.colors, low.colors),
-                               changeThreshold: geometric(high.threshold, low.threshold), dither: defaults.dither)
+            func linear(_ a: Int, _ b: Int) -> Int { Int((Double(a) + Double(b - a) * t).rounded()) }
+            return GIFSettings(lossy: linear(high.lossy, low.lossy), colors: geometric(high.colors, low.colors),
+                               changeThreshold: geometric(high.threshold, low.threshold), dither: defaults.dither,
+                               paletteError: linear(high.paletteError, low.paletteError))
         }
         return defaults
     }
 
-    /// Applies `settings(forQuality:)` to colours, dithering, threshold and lossy, except to
+    /// Applies `settings(forQuality:)` to colours, dithering, threshold, lossy and palette error, except to
     /// those already set away from their defaults (the caller's win), and records `quality`.
     public mutating func apply(quality: Int) {
         let picked = Self.settings(forQuality: quality), defaults = GIFOptions()
@@ -210,6 +231,7 @@ extension GIFOptions {
         if dither == defaults.dither { dither = picked.dither }
         if changeThreshold == defaults.changeThreshold { changeThreshold = picked.changeThreshold }
         if lossy == defaults.lossy { lossy = picked.lossy }
+        if paletteError == defaults.paletteError { paletteError = picked.paletteError }
         self.quality = quality
     }
 
@@ -223,6 +245,7 @@ extension GIFOptions {
         if dither == from.dither { moved.dither = picked.dither }
         if changeThreshold == from.changeThreshold { moved.changeThreshold = picked.changeThreshold }
         if lossy == from.lossy { moved.lossy = picked.lossy }
+        if paletteError == from.paletteError { moved.paletteError = picked.paletteError }
         moved.quality = level
         return moved
     }
@@ -273,15 +296,19 @@ public struct GIFSettings: Sendable, Equatable {
     public var colors: Int
     public var changeThreshold: Int
     public var dither: DitherMethod
+    /// `GIFOptions.paletteError`.
+    public var paletteError: Int
 
     public init(_ options: GIFOptions) {
-        self.init(lossy: options.lossy, colors: options.colors, changeThreshold: options.changeThreshold, dither: options.dither)
+        self.init(lossy: options.lossy, colors: options.colors, changeThreshold: options.changeThreshold, dither: options.dither,
+                  paletteError: options.paletteError)
     }
 
-    public init(lossy: Int, colors: Int, changeThreshold: Int, dither: DitherMethod) {
+    public init(lossy: Int, colors: Int, changeThreshold: Int, dither: DitherMethod, paletteError: Int = 0) {
         self.lossy = lossy
         self.colors = colors
         self.changeThreshold = changeThreshold
         self.dither = dither
+        self.paletteError = paletteError
     }
 }

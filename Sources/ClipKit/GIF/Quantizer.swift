@@ -6,14 +6,22 @@
 /// bin's mean colour is precise. When the distinct colours fit in the palette they are used as
 /// they are (lossless); otherwise median cut splits the box with the largest perceptual error
 /// along its widest axis, and a few k-means passes move each colour to the mean of the pixels
-/// nearest to it.
+/// nearest to it. With an `errorTarget`, the splitting stops early once the palette is that
+/// close to the pixels: colours the picture does not need are not spent.
 struct Quantizer: Sendable {
     var maxColors: Int
     var refinementPasses: Int
+    /// The mean `Palette.distance` from a pixel to its box's colour at which the palette is
+    /// close enough: median cut stops splitting there, below `maxColors` (at least 2 colours).
+    /// 0 always goes on to `maxColors`. Flat synthetic pictures (screen recordings, slides,
+    /// cartoons) reach a small error with few colours and then gain little from more, which
+    /// cost bytes; natural video stays far above such a target and keeps every colour.
+    var errorTarget: Double
 
-    init(maxColors: Int = 256, refinementPasses: Int = 3) {
+    init(maxColors: Int = 256, errorTarget: Double = 0, refinementPasses: Int = 3) {
         precondition((1...256).contains(maxColors), "a GIF palette holds 1 to 256 colours")
         self.maxColors = maxColors
+        self.errorTarget = errorTarget
         self.refinementPasses = refinementPasses
     }
 
@@ -61,7 +69,10 @@ struct Quantizer: Sendable {
             return Box(range: range, error: range.count > 1 ? e0 + e1 + e2 : 0, axis: axis)
         }
         var boxes = [measure(0..<bins.count)]
-        while boxes.count < maxColors {
+        // The boxes' summed error, against what the target allows for these pixels.
+        var error = boxes[0].error
+        let allowed = errorTarget * Double(bins.reduce(0) { $0 + $1.count })
+        while boxes.count < maxColors, boxes.count < 2 || error > allowed {
             guard let worst = boxes.indices.max(by: { boxes[$0].error < boxes[$1].error }),
                   boxes[worst].error > 0 else { break }
             let box = boxes[worst]
@@ -80,6 +91,7 @@ struct Quantizer: Sendable {
             split = min(max(split, box.range.lowerBound + 1), box.range.upperBound - 1)
             boxes[worst] = measure(box.range.lowerBound..<split)
             boxes.append(measure(split..<box.range.upperBound))
+            error += boxes[worst].error + boxes[boxes.count - 1].error - box.error
         }
         return boxes.map { box in
             var n = 0.0, s = (0.0, 0.0, 0.0)
