@@ -66,13 +66,15 @@ final class Scaler {
             key = newKey
             applyColorDetails(context, frame: f, format: srcFormat)
         }
-        var image = RGBAImage(width: width, height: height)
-        let scaled: Int32 = image.pixels.withUnsafeMutableBufferPointer { out in
-            Self.scale(f, with: context, into: out.baseAddress, stride: Int32(width * 4))
+        // Into a padded plane: swscale's packed writers may store whole blocks past a row's end.
+        var plane = PaddedPlane(width: width, height: height)
+        let scaled: Int32 = plane.bytes.withUnsafeMutableBufferPointer { out in
+            Self.scale(f, with: context, into: out.baseAddress, stride: Int32(plane.stride))
         }
         if scaled <= 0 {
             throw ClipKitError.internalFailure(path: "swscale", reason: "scaling failed")
         }
+        var image = RGBAImage(width: width, height: height, pixels: plane.packed())
         if srcFormat == AV_PIX_FMT_PAL8 && !keepsPaletteAlpha {
             image.pixels.withUnsafeMutableBufferPointer { pixels in
                 for i in stride(from: 3, to: pixels.count, by: 4) { pixels[i] = 255 }
@@ -106,11 +108,12 @@ final class Scaler {
         if toneMapper?.transfer != transfer || toneMapper?.peak != max(peak, 1) {
             toneMapper = ToneMapper(transfer: transfer, peak: peak)
         }
-        var wide = [UInt16](repeating: 0, count: width * height * 3)
-        let scaled: Int32 = wide.withUnsafeMutableBytes { out in
-            Self.scale(f, with: hdrContext, into: out.baseAddress?.assumingMemoryBound(to: UInt8.self), stride: Int32(width * 6))
+        var plane = PaddedPlane(width: width, height: height, bytesPerPixel: 6)
+        let scaled: Int32 = plane.bytes.withUnsafeMutableBufferPointer { out in
+            Self.scale(f, with: hdrContext, into: out.baseAddress, stride: Int32(plane.stride))
         }
         if scaled <= 0 { throw ClipKitError.internalFailure(path: "swscale", reason: "scaling failed") }
+        let wide = plane.packed16()
         var image = RGBAImage(width: width, height: height)
         if let toneMapper {
             wide.withUnsafeBufferPointer { source in
@@ -135,16 +138,22 @@ final class Scaler {
             }
             key = newKey
         }
-        var output = RGBAImage(width: width, height: height)
-        let scaled: Int32 = image.pixels.withUnsafeBufferPointer { source in
-            output.pixels.withUnsafeMutableBufferPointer { target in
-                var src: [UnsafePointer<UInt8>?] = [source.baseAddress, nil, nil, nil]
-                var dst: [UnsafeMutablePointer<UInt8>?] = [target.baseAddress, nil, nil, nil]
-                return sws_scale(context, &src, [Int32(image.width * 4), 0, 0, 0], 0, Int32(image.height), &dst, [Int32(width * 4), 0, 0, 0])
+        // swscale's SIMD reads (and writes) whole blocks past a row's last pixel, as FFmpeg's own
+        // frames allow (strides aligned, buffers padded). A packed Swift array has neither: the
+        // last row's over-read took heap garbage into the picture's right edge, so the same GIF
+        // scaled to 85 px came out different on every run. Both sides go through padded copies.
+        let source = PaddedPlane(width: image.width, height: image.height, copying: image.pixels)
+        var target = PaddedPlane(width: width, height: height)
+        let scaled: Int32 = source.bytes.withUnsafeBufferPointer { src in
+            target.bytes.withUnsafeMutableBufferPointer { dst in
+                var srcPlanes: [UnsafePointer<UInt8>?] = [src.baseAddress, nil, nil, nil]
+                var dstPlanes: [UnsafeMutablePointer<UInt8>?] = [dst.baseAddress, nil, nil, nil]
+                return sws_scale(context, &srcPlanes, [Int32(source.stride), 0, 0, 0], 0, Int32(image.height),
+                                 &dstPlanes, [Int32(target.stride), 0, 0, 0])
             }
         }
         if scaled <= 0 { throw ClipKitError.internalFailure(path: "swscale", reason: "scaling failed") }
-        return output
+        return RGBAImage(width: width, height: height, pixels: target.packed())
     }
 
     /// Uses the frame's own YUV matrix and range (BT.709 for HD, full range for JPEG-style
@@ -157,5 +166,64 @@ final class Scaler {
         let fullRange: Int32 = (f.color_range == AVCOL_RANGE_JPEG
             || [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P].contains(format)) ? 1 : 0
         sws_setColorspaceDetails(context, coefficients, fullRange, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16)
+    }
+}
+
+/// A packed-pixel plane laid out as swscale expects of its buffers: rows aligned to 64 bytes,
+/// and a spare row and 64 bytes after the last, zeroed, so whole-block reads and writes past a
+/// row's end stay inside the buffer and read the same bytes every run.
+struct PaddedPlane {
+    static let alignment = 64
+    let width: Int, height: Int, bytesPerPixel: Int, stride: Int
+    var bytes: [UInt8]
+
+    init(width: Int, height: Int, bytesPerPixel: Int = 4) {
+        self.width = width
+        self.height = height
+        self.bytesPerPixel = bytesPerPixel
+        stride = (width * bytesPerPixel + Self.alignment - 1) / Self.alignment * Self.alignment
+        bytes = [UInt8](repeating: 0, count: stride * (height + 1) + Self.alignment)
+    }
+
+    /// A padded copy of packed RGBA rows.
+    init(width: Int, height: Int, copying packed: [UInt8]) {
+        self.init(width: width, height: height)
+        let row = width * 4, stride = self.stride
+        packed.withUnsafeBufferPointer { from in
+            bytes.withUnsafeMutableBufferPointer { to in
+                for y in 0..<height {
+                    UnsafeMutableRawPointer(to.baseAddress! + y * stride).copyMemory(from: from.baseAddress! + y * row, byteCount: row)
+                }
+            }
+        }
+    }
+
+    /// The rows packed, without padding.
+    func packed() -> [UInt8] {
+        let row = width * bytesPerPixel
+        if row == stride { return Array(bytes[0..<row * height]) }
+        var out = [UInt8](repeating: 0, count: row * height)
+        bytes.withUnsafeBufferPointer { from in
+            out.withUnsafeMutableBufferPointer { to in
+                for y in 0..<height {
+                    UnsafeMutableRawPointer(to.baseAddress! + y * row).copyMemory(from: from.baseAddress! + y * stride, byteCount: row)
+                }
+            }
+        }
+        return out
+    }
+
+    /// The rows packed as native-endian 16-bit samples (RGB48 on a little-endian machine).
+    func packed16() -> [UInt16] {
+        let row = width * bytesPerPixel
+        var out = [UInt16](repeating: 0, count: row / 2 * height)
+        bytes.withUnsafeBufferPointer { from in
+            out.withUnsafeMutableBytes { to in
+                for y in 0..<height {
+                    (to.baseAddress! + y * row).copyMemory(from: from.baseAddress! + y * stride, byteCount: row)
+                }
+            }
+        }
+        return out
     }
 }
