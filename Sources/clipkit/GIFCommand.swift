@@ -55,7 +55,7 @@ struct GIFCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Bounding box WxH keeping aspect, or 0 for the source size.", valueName: "WxH"))
     var size: String?
 
-    @Option(help: "Width in pixels, height from the aspect ratio. Default: the source width up to 480.")
+    @Option(help: "Width in pixels, height from the aspect ratio. Default: the source width up to 480 (PNG frames and a frames.json keep their size).")
     var width: Int?
 
     @Option(help: "Height in pixels, width from the aspect ratio.")
@@ -100,7 +100,7 @@ struct GIFCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Lowest quality accepted, in SSIMULACRA2 points 0-100 (90 visually lossless, 70 high, 50 medium, 30 low; the mean measured by --measure): a GIF measured below it is not written (exit 1); with --max-bytes, a smaller picture is tried first. Default 30 with --max-bytes (none with --no-measure), else none. Values up to 1 (an SSIM) are refused.", valueName: "points"))
     var minQuality: Double?
 
-    @Flag(inversion: .prefixedNo, help: "Measure the GIF while writing it, what a viewer sees against the source frame: luma SSIM at every output tick, SSIMULACRA2 (colour-aware, 0-100; mean and 5th percentile) at up to 2 ticks a second (the first and last always), and the duration error, in --json and the summary line. On by default with --quality, --max-bytes or --min-quality.")
+    @Flag(inversion: .prefixedNo, help: "Measure the GIF while writing it, what a viewer sees against the source frame: luma SSIM at every output tick, SSIMULACRA2 (colour-aware, 0-100; mean and 5th percentile) at up to 2 ticks a second (the first and last always; a GIF over 1920x1080 box-averaged to fit), and the duration error, in --json and the summary line. On by default with --quality, --max-bytes or --min-quality.")
     var measure: Bool?
 
     @Option(help: "Loop count N written to the NETSCAPE2.0 extension: 0 loops forever; N plays N+1 times.")
@@ -211,6 +211,8 @@ struct GIFCommand: ParsableCommand {
         try InputRunner.validate {
             parsed = try makeOptions()
             job = try self.job()
+            // Frames assembled into a GIF keep their size unless one is asked for.
+            if case .videos = job {} else if size == nil, width == nil, height == nil { parsed.size = .original }
             outputs = try outputSet(job: job)
             if let delay { try TimingBounds.checkDelays([delay], in: TimingBounds.givenDelay, name: "--delay") }
             if delay != nil && fps != nil {

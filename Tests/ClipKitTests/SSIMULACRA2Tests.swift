@@ -72,4 +72,22 @@ import TestSupport
         #expect(SSIMULACRA2.scaleCount(width: 96, height: 64) == 5)
         #expect(SSIMULACRA2.scaleCount(width: 480, height: 270) == 6)
     }
+
+    @Test func aLargeGIFIsScoredBoxAveragedWithinTheBudget() {
+        // Up to 1920x1080 a GIF is scored at its own size; a 6000x6000 one (3.3 GB of planes at
+        // its size) by 5x5 boxes, 1200x1200.
+        #expect(GIFQualityMeter.reduction(width: 480, height: 270) == 1)
+        #expect(GIFQualityMeter.reduction(width: 1920, height: 1080) == 1)
+        #expect(GIFQualityMeter.reduction(width: 1921, height: 1080) == 2)
+        #expect(GIFQualityMeter.reduction(width: 6000, height: 6000) == 5)
+        #expect(GIFQualityMeter.reducedSize(width: 6000, height: 6000, by: 5) == (1200, 1200))
+        #expect(GIFQualityMeter.reduction(width: 40000, height: 40000) == 28)
+        // The boxes average what is there: a 5x3 picture by 2 is 3x2, the last column and row
+        // over one pixel.
+        let pixels = (0..<15).flatMap { i -> [UInt8] in [UInt8(i * 10), 0, 255, 255] }
+        let small = GIFQualityMeter.reduced(pixels, width: 5, height: 3, by: 2)
+        #expect(small.width == 3 && small.height == 2)
+        #expect(small.pixels.enumerated().filter { $0.offset % 4 == 0 }.map(\.element) == [30, 50, 65, 105, 125, 140])
+        #expect(small.pixels.enumerated().allSatisfy { $0.offset % 4 != 2 || $0.element == 255 })
+    }
 }

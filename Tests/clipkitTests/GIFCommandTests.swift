@@ -95,6 +95,48 @@ import TestSupport
     }
 }
 
+@Suite struct PNGFrameSizeTests {
+    @Test func pngFramesKeepTheirSizeUnlessAskedAndFitANarrowerPicture() throws {
+        let dir = Fixture.scratchDirectory()
+        var names: [String] = []
+        for i in 0..<3 {
+            var image = RGBAImage(width: 640, height: 360)
+            for y in 0..<360 {
+                for x in 0..<640 {
+                    let p = (y * 640 + x) * 4
+                    image.pixels.replaceSubrange(p..<p + 4, with: [UInt8((x + i * 9) & 255), UInt8((x * y / 64) & 255), UInt8((y * 3) & 255), 255])
+                }
+            }
+            try PNGWriter.write(image, to: dir.appendingPathComponent("f\(i).png"))
+            names.append("f\(i).png")
+        }
+        func size(_ name: String) throws -> (width: Int, height: Int, bytes: Int) {
+            let canvas = try #require(try Decoded.gif(dir.appendingPathComponent(name), keep: 1).canvases.first)
+            return (canvas.width, canvas.height, try Data(contentsOf: dir.appendingPathComponent(name)).count)
+        }
+        // Their own size by default (not the 480 px a video gets), the size asked for otherwise.
+        #expect(try CLI.run(["gif"] + names + ["-o", "own.gif", "-q"], in: dir).status == 0)
+        let own = try size("own.gif")
+        #expect((own.width, own.height) == (640, 360))
+        #expect(try CLI.run(["gif"] + names + ["--width", "200", "-o", "w200.gif", "-q"], in: dir).status == 0)
+        #expect(try (size("w200.gif").width, size("w200.gif").height) == (200, 113))
+        #expect(try CLI.run(["gif"] + names + ["--size", "100x100", "-o", "fit.gif", "-q"], in: dir).status == 0)
+        #expect(try (size("fit.gif").width, size("fit.gif").height) == (100, 56))
+        // --max-bytes far under the full size: a narrower picture that fits, not "no GIF fits".
+        let limit = own.bytes / 6
+        let fit = try CLI.run(["gif"] + names + ["--max-bytes", "\(limit)", "-o", "small.gif"], in: dir)
+        #expect(fit.status == 0, "\(fit.stderr)")
+        let small = try size("small.gif")
+        #expect(small.bytes <= limit && small.width < 640, "\(small)")
+        // A frames.json (explode's) keeps its canvas unless a size is asked for.
+        #expect(try CLI.run(["explode", "own.gif", "-o", "frames"], in: dir).status == 0)
+        #expect(try CLI.run(["gif", "frames/frames.json", "-o", "back.gif", "-q"], in: dir).status == 0)
+        #expect(try (size("back.gif").width, size("back.gif").height) == (640, 360))
+        #expect(try CLI.run(["gif", "frames/frames.json", "--width", "320", "-o", "half.gif", "-q"], in: dir).status == 0)
+        #expect(try (size("half.gif").width, size("half.gif").height) == (320, 180))
+    }
+}
+
 @Suite struct LossyCommandTests {
     @Test func lossyIsSmallerWithTheSameTiming() throws {
         let dir = Fixture.scratchDirectory()

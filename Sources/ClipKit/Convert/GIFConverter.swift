@@ -52,7 +52,8 @@ public struct GIFConverter: Sendable {
         }
     }
 
-    /// Assembles images (same size) shown for `delays` centiseconds each into a GIF.
+    /// Assembles images (same size) shown for `delays` centiseconds each into a GIF, at
+    /// `options.size` (never larger than the images; `.original` keeps their size).
     /// Frames with transparent pixels are written whole, each clearing the last (disposal
     /// background), so transparency survives; opaque frames get the inter-frame optimisation.
     public func convert(images: [URL], delays: [Int], to destination: URL) throws -> GIFResult {
@@ -77,13 +78,13 @@ public struct GIFConverter: Sendable {
     }
 
     /// Rebuilds a GIF from an exploded directory's `frames.json`: its frames, delays and
-    /// canvas, and its loop count unless `keepLoopCount` is false (then `options.loopCount`).
+    /// canvas (scaled to `options.size`, as `convert(images:delays:to:)`), and its loop count
+    /// unless `keepLoopCount` is false (then `options.loopCount`).
     public func convert(manifest url: URL, to destination: URL, keepLoopCount: Bool = true) throws -> GIFResult {
         let manifest = try FramesManifest.read(from: url)
         let directory = url.deletingLastPathComponent()
         var converter = self
         if keepLoopCount { converter.options.loopCount = manifest.loopCount }
-        converter.options.size = .original
         let images = manifest.frames.map { directory.appendingPathComponent($0.file) }
         for image in images {
             let size = try PNGReader.size(of: image)

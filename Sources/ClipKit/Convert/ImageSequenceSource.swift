@@ -1,8 +1,8 @@
 // PNG frames (given files or an exploded manifest) as a frame producer for the GIF pipeline.
 import Foundation
 
-/// Reads PNG frames one at a time on the decode thread; frame i is shown from the sum of the
-/// delays before it.
+/// Reads PNG frames one at a time on the decode thread, scaled to the size the pass wants
+/// (`FrameOutput.size`, never up); frame i is shown from the sum of the delays before it.
 final class ImageSequenceSource: FrameProducer, Sendable {
     private let images: [URL]
     private let delays: [Int]
@@ -32,14 +32,19 @@ final class ImageSequenceSource: FrameProducer, Sendable {
 
     func run(into output: inout FrameOutput) throws {
         var centiseconds = 0
-        var size: (Int, Int)?
+        var firstSize: (Int, Int)?
+        let scaler = Scaler()
         for (index, (url, delay)) in zip(images, delays).enumerated() {
             try limits.checkDeadline(url.path)
-            let image = try PNGReader.read(url, maxPixels: limits.maxPixels)
-            if let size, size != (image.width, image.height) {
-                throw ClipKitError.corrupt(path: url.path, reason: "is \(image.width)x\(image.height), the first image is \(size.0)x\(size.1); frames must be the same size")
+            var image = try PNGReader.read(url, maxPixels: limits.maxPixels)
+            if let firstSize, firstSize != (image.width, image.height) {
+                throw ClipKitError.corrupt(path: url.path, reason: "is \(image.width)x\(image.height), the first image is \(firstSize.0)x\(firstSize.1); frames must be the same size")
             }
-            size = (image.width, image.height)
+            firstSize = (image.width, image.height)
+            let wanted = output.size.resolve(width: image.width, height: image.height)
+            if wanted != (image.width, image.height) {
+                image = try scaler.rgba(from: image, width: wanted.width, height: wanted.height)
+            }
             let place = FrameSampler.Emission(index: index, time: Double(centiseconds) / 100)
             if !output.push(image, at: [place], sourceTime: place.time) { return }
             centiseconds += delay

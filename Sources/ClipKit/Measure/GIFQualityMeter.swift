@@ -31,14 +31,61 @@ struct GIFQualityMeter {
     /// The latest tick not scored by SSIMULACRA2 (what the viewer saw, the source), kept in
     /// case it is the last.
     private var unscored: (screen: RGBAImage, source: RGBAImage)?
-    /// SSIMULACRA2's planes, made once for the GIF's size.
+    /// SSIMULACRA2's planes, made once for the size it scores at.
     private let workspace: SSIMULACRA2Workspace
+    /// SSIMULACRA2 scores pictures of at most this many pixels: a larger GIF is scored with both
+    /// pictures box-averaged by the smallest whole factor that fits. Its planes take about 90
+    /// bytes a pixel (3.3 GB for a 6000x6000 GIF, past `--max-memory`; 190 MB at 1920x1080).
+    static let maxScoredPixels = 1920 * 1080
+    /// The box side SSIMULACRA2's pictures are averaged over (1: the GIF's own size).
+    let reduction: Int
 
     init(width: Int, height: Int) {
         screen = LumaPlane(width: width, height: height, values: [UInt8](repeating: 0, count: width * height))
         colours = [UInt8](repeating: 0, count: width * height * 4)
-        workspace = SSIMULACRA2Workspace(pixels: width * height)
+        reduction = Self.reduction(width: width, height: height)
+        let scored = Self.reducedSize(width: width, height: height, by: reduction)
+        workspace = SSIMULACRA2Workspace(pixels: scored.width * scored.height)
         for i in stride(from: 3, to: colours.count, by: 4) { colours[i] = 255 }
+    }
+
+    /// The smallest box side that brings a `width` x `height` picture within `maxScoredPixels`.
+    static func reduction(width: Int, height: Int) -> Int {
+        var side = 1
+        while true {
+            let size = reducedSize(width: width, height: height, by: side)
+            if size.width * size.height <= maxScoredPixels { return side }
+            side += 1
+        }
+    }
+
+    static func reducedSize(width: Int, height: Int, by side: Int) -> (width: Int, height: Int) {
+        ((width + side - 1) / side, (height + side - 1) / side)
+    }
+
+    /// Packed RGBA `pixels` of a `width` x `height` picture averaged over `side` x `side` boxes
+    /// (the last row and column of boxes over what is there); the pixels themselves at side 1.
+    static func reduced(_ pixels: [UInt8], width: Int, height: Int, by side: Int) -> RGBAImage {
+        if side == 1 { return RGBAImage(width: width, height: height, pixels: pixels) }
+        let size = reducedSize(width: width, height: height, by: side)
+        var out = [UInt8](repeating: 255, count: size.width * size.height * 4)
+        for by in 0..<size.height {
+            for bx in 0..<size.width {
+                var sum = (0, 0, 0), count = 0
+                for y in (by * side)..<min(by * side + side, height) {
+                    for x in (bx * side)..<min(bx * side + side, width) {
+                        let i = (y * width + x) * 4
+                        sum.0 += Int(pixels[i]); sum.1 += Int(pixels[i + 1]); sum.2 += Int(pixels[i + 2])
+                        count += 1
+                    }
+                }
+                let o = (by * size.width + bx) * 4
+                out[o] = UInt8((sum.0 + count / 2) / count)
+                out[o + 1] = UInt8((sum.1 + count / 2) / count)
+                out[o + 2] = UInt8((sum.2 + count / 2) / count)
+            }
+        }
+        return RGBAImage(width: size.width, height: size.height, pixels: out)
     }
 
     /// The mean SSIM over the ticks compared so far; nil before the first.
@@ -97,8 +144,9 @@ struct GIFQualityMeter {
         total += value
         ticks += 1
         lowest = min(lowest, value)
-        guard let source, source.width == screen.width, source.height == screen.height else { return }
-        let shown = RGBAImage(width: screen.width, height: screen.height, pixels: colours)
+        guard let wanted = source, wanted.width == screen.width, wanted.height == screen.height else { return }
+        let shown = Self.reduced(colours, width: screen.width, height: screen.height, by: reduction)
+        let source = Self.reduced(wanted.pixels, width: wanted.width, height: wanted.height, by: reduction)
         if time >= nextScoredTime {
             score(shown, against: source)
             nextScoredTime = time + 1 / Self.ssimulacra2PerSecond

@@ -17,12 +17,15 @@ struct FrameOutput {
     let queue: BoundedQueue<StreamMessage<VideoFrame>>
     let maxFrames: Int?
     let speed: Double
+    /// The size frames are wanted at (producers that scale their own pictures read it here).
+    let size: FrameSize
     private(set) var pushedCount = 0
 
     init(queue: BoundedQueue<StreamMessage<VideoFrame>>, options: FrameReadOptions) {
         self.queue = queue
         maxFrames = options.maxFrames
         speed = options.speed
+        size = options.size
     }
 
     /// Queues `image` once for each output place it fills. False when output must stop: the
