@@ -66,18 +66,23 @@ import TestSupport
         #expect(try size(dir.appendingPathComponent("fixed.gif")) <= limit)
     }
 
-    @Test func aClipCalmAtFirstAndBusyLaterFits() throws {
-        // pick.mp4 is calm for its first seconds and busy after: projections from the first 30%
-        // run far low. A third of its default size used to end in "no GIF fits" (the passes ran
-        // out on sizes projected just over the limit).
-        let clip = Fixture.url("video/pick.mp4")
+    @Test(arguments: [("pick.mp4", [3, 10]), ("black_start.mp4", [2, 4])])
+    func aClipCalmAtFirstAndBusyLaterFits(name: String, divisors: [Int]) throws {
+        // pick.mp4 is calm for its first seconds and busy after, black_start.mp4 black for its
+        // first: projections from the first 30% run far low (black: 200 bytes for a 30 KB GIF).
+        // pick at a third of its default size ended in "no GIF fits" (the passes ran out on sizes
+        // projected just over the limit), at a tenth too after 8 s (when 48 px fit); black_start
+        // at half and a quarter ended in "no GIF fits" at 98 px, or at 16 px (31% of the limit).
+        let clip = Fixture.url("video/" + name)
         let dir = Fixture.scratchDirectory()
         #expect(try CLI.run(["gif", clip.path, "-o", "default.gif"], in: dir).status == 0)
-        let limit = try size(dir.appendingPathComponent("default.gif")) / 3
-        let run = try CLI.run(["gif", clip.path, "-o", "fit.gif", "--max-bytes", "\(limit)"], in: dir)
-        #expect(run.status == 0, "\(run.stderr)")
-        let bytes = try size(dir.appendingPathComponent("fit.gif"))
-        #expect(bytes <= limit && Double(bytes) >= 0.8 * Double(limit), "\(bytes) bytes for a limit of \(limit)")
+        for divisor in divisors {
+            let limit = try size(dir.appendingPathComponent("default.gif")) / divisor
+            let run = try CLI.run(["gif", clip.path, "-o", "fit\(divisor).gif", "--max-bytes", "\(limit)"], in: dir)
+            #expect(run.status == 0, "\(name) at 1/\(divisor): \(run.stderr)")
+            let bytes = try size(dir.appendingPathComponent("fit\(divisor).gif"))
+            #expect(bytes <= limit && Double(bytes) >= 0.8 * Double(limit), "\(name): \(bytes) bytes for a limit of \(limit)")
+        }
     }
 
     @Test func aLimitTooSmallIsAnErrorAndWritesNothing() throws {

@@ -40,9 +40,9 @@ struct FitSearch {
     }
 
     /// The widths below the one whose GIF was `over` (recorded as the first probe).
-    static func widths(limit: Int, below over: FitProbe) -> FitSearch {
+    static func widths(limit: Int, below over: FitProbe, maxPasses: Int = 5) -> FitSearch {
         var search = FitSearch(limit: limit, top: over.width, bottom: min(smallestWidth, over.width), start: over.width,
-                               coordinate: { log(Double($0)) }, nominalSlope: 1.5, maxPasses: 5)
+                               coordinate: { log(Double($0)) }, nominalSlope: 1.5, maxPasses: maxPasses)
         search.record(over, at: over.width, ran: false)
         return search
     }
@@ -98,9 +98,10 @@ struct FitSearch {
     }
 
     /// Drops the probes whose sizes were projected: a pass learned that the frame count they were
-    /// projected with was wrong.
-    mutating func forgetProjections() {
+    /// projected with was wrong. `uncounting`: their passes no longer count against `maxPasses`.
+    mutating func forgetProjections(uncounting: Bool = false) {
         probes.removeAll { !$0.probe.complete }
+        if uncounting { passes = min(passes, probes.count) }
     }
 
     /// Whether a pass at `value` may stop for a projection far under the limit: a higher value
@@ -115,7 +116,12 @@ struct FitSearch {
         guard let over = lowestOver else {
             // None over yet: the start, or above the highest value under.
             guard let under else { return probes.isEmpty ? start : nil }
-            guard under.value < top else { return nil }
+            guard under.value < top else {
+                // Under at the top: nothing higher to try, so it is written.
+                guard settled != under.value else { return nil }
+                settled = under.value
+                return under.value
+            }
             return highest(in: under.value + 1...top, from: under.value, under.probe.bytes, slope: nominalSlope)
         }
         let low = max(under?.value ?? bottom - 1, bottom - 1)

@@ -46,21 +46,36 @@ extension ConversionRun {
         var levels = FitSearch.levels(limit: maxBytes, top: asked.quality ?? 100)
         // The frame count, once a pass has shown the producer's to be wrong (or missing).
         var frameCount: Int?
+        // Once projections have proved wrong for this clip (one value projected under and over,
+        // or a value expected under found over), every pass is exact: it runs to its end or
+        // until its own bytes pass the limit. Slower, never misled (a clip black or calm at
+        // first projects far under from its first 30%).
+        var exact = false
+        // A pass has just learned the frame count (the container's was wrong).
+        var recounted = false
         /// One pass for `search` at `value`: what it wrote (or measured below the floor), or nil
-        /// with its probe recorded (after dropping what a count that proved wrong projected).
-        func attempt(_ options: GIFOptions, at value: Int, in search: inout FitSearch, mayStopUnder: Bool,
-                     mayStopEarly: Bool = true) throws -> PassOutcome? {
+        /// with its probe recorded (after dropping what a count or projections that proved
+        /// wrong said).
+        func attempt(_ options: GIFOptions, at value: Int, in search: inout FitSearch, mayStopUnder: Bool) throws -> PassOutcome? {
             try options.limits.checkDeadline(path)
-            let outcome = try pass(options, animations: animations, mayStopUnder: mayStopUnder, mayStopEarly: mayStopEarly,
+            let outcome = try pass(options, animations: animations, mayStopUnder: mayStopUnder, mayStopEarly: !exact,
                                    frameCount: frameCount)
             guard case .missed(let probe) = outcome else { return outcome }
+            let earlier = search.probes.last { $0.value == value }?.probe
             if let frames = probe.frames {
+                // The first time the count proves wrong, the passes that projected with it are
+                // not counted against the search either.
+                if frameCount == nil { recounted = true }
                 frameCount = frames
+                search.forgetProjections(uncounting: recounted)
+            } else if !exact, (earlier.map { $0.over != probe.over } ?? false) || (value == search.settled && probe.over) {
+                exact = true
                 search.forgetProjections()
             }
             search.record(probe, at: value)
             return nil
         }
+        search: while true {
         while let level = levels.next() {
             let options = asked.moved(toQuality: level)
             // Levels whose settings are all given explicitly are the same GIF: over once, over always.
@@ -68,8 +83,7 @@ extension ConversionRun {
                 levels.record(known.probe, at: level, ran: false)
                 continue
             }
-            let mayStopUnder = levels.mayStopUnder(at: level)
-            if let done = try attempt(options, at: level, in: &levels, mayStopUnder: mayStopUnder) { return done }
+            if let done = try attempt(options, at: level, in: &levels, mayStopUnder: levels.mayStopUnder(at: level)) { return done }
         }
         guard let over = levels.lowestOver else {
             throw ClipKitError.internalFailure(path: path, reason: "a --max-bytes search ended without a pass")
@@ -83,29 +97,41 @@ extension ConversionRun {
         }
         var smaller = asked.moved(toQuality: levels.bottom)
         var widths = FitSearch.widths(limit: maxBytes, below: miss)
-        var verified = false
+        var triedNarrowest = false
         while true {
             while let width = widths.next() {
                 smaller.size = .width(width)
-                let mayStopUnder = widths.mayStopUnder(at: width)
-                if let done = try attempt(smaller, at: width, in: &widths, mayStopUnder: mayStopUnder) { return done }
+                recounted = false
+                if let done = try attempt(smaller, at: width, in: &widths, mayStopUnder: widths.mayStopUnder(at: width)) { return done }
+                // The levels were judged over with a count that proved wrong: they are searched
+                // again with the right one before the picture is made narrower.
+                if recounted, !levels.probes.contains(where: { $0.probe.over && ($0.probe.complete || $0.probe.pastLimit) }) {
+                    levels.forgetProjections(uncounting: true)
+                    continue search
+                }
             }
-            // "Nothing fits" rests on a pass whose own bytes passed the limit, never on a
-            // projection alone (the count it projects with may be wrong: a cut file's index
-            // promises frames that are not there). Once, the narrowest is written to its end
-            // (its exact size, and the frame count).
-            guard let narrowest = widths.lowestOver, !narrowest.probe.pastLimit, !verified else {
+            // "Nothing fits" rests only on the narrowest picture passing the limit by its own
+            // bytes. When the search ended above it (its passes ran out, or projections misled
+            // it), the narrowest is tried once, exactly; under the limit, the widths between it
+            // and the lowest over are searched again, exactly.
+            let narrowest = widths.bottom
+            if let known = widths.probes.last(where: { $0.value == narrowest })?.probe, known.over, known.pastLimit || known.complete {
+                throw noFit(known, level: levels.bottom, limit: maxBytes)
+            }
+            guard !triedNarrowest else {
                 throw noFit(widths.lowestOver?.probe ?? miss, level: levels.bottom, limit: maxBytes)
             }
-            verified = true
-            smaller.size = .width(narrowest.value)
-            // (A count that proved wrong sends the search on with the right one.)
-            if let done = try attempt(smaller, at: narrowest.value, in: &widths, mayStopUnder: true, mayStopEarly: false) { return done }
-            // Its exact size may be far from what the projections said (a clip calm at first and
-            // busy later): the widths below are searched afresh from it, with passes of their own.
-            if let exact = widths.lowestOver?.probe, exact.complete, exact.width > FitSearch.smallestWidth {
-                widths = FitSearch.widths(limit: maxBytes, below: exact)
-            }
+            triedNarrowest = true
+            exact = true
+            smaller.size = .width(narrowest)
+            // From the narrowest up to the lowest width known over for certain (a projection may
+            // have been wrong), else the full width.
+            let certain = widths.probes.filter { $0.probe.over && ($0.probe.pastLimit || $0.probe.complete) && $0.value > narrowest }
+            // (Exact passes, bracketed by the narrowest: a few more of them to converge.)
+            var again = FitSearch.widths(limit: maxBytes, below: certain.min { $0.value < $1.value }?.probe ?? miss, maxPasses: 8)
+            if let done = try attempt(smaller, at: narrowest, in: &again, mayStopUnder: true) { return done }
+            widths = again
+        }
         }
     }
 
@@ -115,8 +141,13 @@ extension ConversionRun {
             options.minQuality ?? 0, options.maxBytes ?? 0, low.ssimulacra2 ?? 0, low.bytes, low.width, low.height, low.settings.lossy, low.settings.colors))
     }
 
+    /// "No GIF fits", with what is known for certain of the narrowest picture: its exact size,
+    /// or that its own bytes passed the limit (a projection is never quoted: a container's
+    /// duration or a calm start can put it off by a factor of hundreds).
     private func noFit(_ miss: FitProbe, level: Int, limit: Int) -> ClipKitError {
-        let size = miss.complete ? "is \(miss.bytes) bytes" : "is about \(miss.bytes) bytes (projected)"
-        return .cannotFit(path: path, reason: "no GIF fits in \(limit) bytes: the smallest clipkit made \(size) (\(miss.width)x\(miss.height), --quality \(level)); raise --max-bytes, or lower --fps or --duration")
+        let size = miss.complete ? "is \(miss.bytes) bytes" : "passes \(limit) bytes before its end"
+        // Fewer or shorter frames cannot help a GIF whose first frame alone is too large.
+        let advice = miss.written <= 1 ? "raise --max-bytes" : "raise --max-bytes, or lower --fps or --duration"
+        return .cannotFit(path: path, reason: "no GIF fits in \(limit) bytes: the smallest clipkit makes (\(miss.width)x\(miss.height), --quality \(level)) \(size); \(advice)")
     }
 }

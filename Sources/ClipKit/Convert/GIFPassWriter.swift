@@ -16,6 +16,8 @@ struct FitProbe: Sendable, Equatable {
     var frames: Int? = nil
     /// The pass's own bytes passed the limit: over for certain, whatever the frame count.
     var pastLimit = false
+    /// Frames the pass wrote before it stopped (all of them when `complete`).
+    var written = 0
 }
 
 /// What the writer gives.
@@ -42,8 +44,8 @@ struct GIFPassWriter: Sendable {
     let expectedCount: Int?
     /// Whether a projection far under the limit stops the pass (a higher level is still untried).
     var mayStopUnder = false
-    /// Whether the pass may stop before its end (off to learn its exact size: the count the
-    /// projections use may be wrong).
+    /// Whether the pass may stop on a projection (off for an exact pass: it runs to its end, or
+    /// until its own bytes pass the limit, the one stop that is never wrong).
     var mayStopEarly = true
     /// Where the writer hands what the viewer sees back to the quantiser (lossy LZW).
     var shownFeedback: BoundedQueue<[UInt8]>?
@@ -91,11 +93,18 @@ struct GIFPassWriter: Sendable {
                 run.progress?(done, expectedCount)
                 guard let maxBytes = options.maxBytes else { continue }
                 if done == 1 { firstBytes = writer.bytesSoFar }
+                let bytes = writer.bytesSoFar
+                // Past the limit: over for certain, whatever the count or the projections. (Its
+                // size, for the next guess only: the rest at the mean rate while the count holds.)
+                if bytes > maxBytes, !mayStopEarly || expectedCount.map({ done >= $0 }) ?? true {
+                    let guess = expectedCount.map { Self.projection(bytes: bytes, first: firstBytes, done: done, expected: $0) } ?? bytes
+                    return .missed(FitProbe(bytes: max(bytes, guess), width: writer.canvasSize.width, height: writer.canvasSize.height,
+                                            over: true, complete: false, pastLimit: true, written: done))
+                }
                 // Only while the expected count holds is the rest projected and the pass stopped
                 // early: a clip longer than its container says (or of unknown length) is written
-                // to its end, so the next pass learns its exact size instead of a guess.
+                // to its end (or past the limit), so the next pass learns its exact size instead of a guess.
                 guard mayStopEarly, let expectedCount, done < expectedCount else { continue }
-                let bytes = writer.bytesSoFar
                 let projected = max(bytes, Self.projection(bytes: bytes, first: firstBytes, done: done, expected: expectedCount))
                 // A pass stopped over reports the larger of that and the rest at the recent rate:
                 // a clip busier later than at first is over by more than the mean says.
@@ -104,14 +113,14 @@ struct GIFPassWriter: Sendable {
                 let overBy = span > 0 ? max(projected, bytes + (bytes - lately) * (expectedCount - done) / span) : projected
                 recent[done % Self.recentFrames] = bytes
                 if bytes > maxBytes {
-                    var past = probe(writer, bytes: overBy, over: true, complete: false)
+                    var past = probe(writer, bytes: overBy, over: true, complete: false, written: done)
                     past.pastLimit = true
                     return .missed(past)
                 }
                 guard let checkpoint, done >= checkpoint else { continue }
                 let over = Double(projected) > Self.overShare * Double(maxBytes)
                 let under = done == checkpoint && mayStopUnder && Double(projected) < Self.underShare * Double(maxBytes)
-                if over || under { return .missed(probe(writer, bytes: over ? overBy : projected, over: over, complete: false)) }
+                if over || under { return .missed(probe(writer, bytes: over ? overBy : projected, over: over, complete: false, written: done)) }
             case .end(let duration, let warnings):
                 var result = try writer.finish(duration: duration, fingerprint: try run.job.fingerprint())
                 result.warnings = warnings
@@ -121,11 +130,13 @@ struct GIFPassWriter: Sendable {
                     // the limit that no projection at the checkpoint could catch (a wrong count, or
                     // a clip too short to project).
                     let learned = expectedCount == done ? nil : done
-                    let unprojected = learned != nil || checkpoint == nil
-                    let under = unprojected && mayStopUnder && Double(result.bytes) < Self.underShare * Double(maxBytes)
+                    let unprojected = learned != nil || checkpoint == nil || !mayStopEarly
+                    // (A count that proved wrong reports far under even when the search thought no
+                    // higher value worth a pass: its overs were projected with that count.)
+                    let under = unprojected && (mayStopUnder || learned != nil) && Double(result.bytes) < Self.underShare * Double(maxBytes)
                     if result.bytes > maxBytes || under {
                         return .missed(FitProbe(bytes: result.bytes, width: result.width, height: result.height, over: !under,
-                                                complete: true, frames: learned, pastLimit: !under))
+                                                complete: true, frames: learned, pastLimit: !under, written: done))
                     }
                 }
                 return .written(result, try writer.handOver())
@@ -134,8 +145,9 @@ struct GIFPassWriter: Sendable {
         throw ClipKitError.internalFailure(path: destination.path, reason: "the frame stream ended without its end")
     }
 
-    private func probe(_ writer: GIFWriterStage, bytes: Int, over: Bool, complete: Bool) -> FitProbe {
-        FitProbe(bytes: bytes, width: writer.canvasSize.width, height: writer.canvasSize.height, over: over, complete: complete)
+    private func probe(_ writer: GIFWriterStage, bytes: Int, over: Bool, complete: Bool, written: Int) -> FitProbe {
+        FitProbe(bytes: bytes, width: writer.canvasSize.width, height: writer.canvasSize.height, over: over, complete: complete,
+                 written: written)
     }
 
     /// The whole GIF's size from `bytes` after `done` of `expected` frames: the first frame

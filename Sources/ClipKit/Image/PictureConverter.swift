@@ -74,9 +74,9 @@ final class PictureConverter {
         if av_frame_make_writable(frame) < 0 {
             throw ClipKitError.internalFailure(path: path, reason: "out of memory for a \(width)x\(height) frame")
         }
-        // A padded copy: swscale's SIMD reads past a row's end (`PaddedPlane`).
-        let padded = PaddedPlane(width: image.width, height: image.height, copying: image.pixels)
-        let scaled: Int32 = padded.bytes.withUnsafeBufferPointer { source in
+        // A copy with slack behind it (`SwscaleBuffers`); the frame is FFmpeg's, padded.
+        let padded = SwscaleBuffers.padded(image.pixels)
+        let scaled: Int32 = padded.withUnsafeBufferPointer { source in
             var planes: [UnsafePointer<UInt8>?] = [source.baseAddress, nil, nil, nil]
             var data = frame.pointee.data
             var strides = frame.pointee.linesize
@@ -84,7 +84,7 @@ final class PictureConverter {
                 withUnsafePointer(to: &strides) { strideTuple in
                     dataTuple.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { target in
                         strideTuple.withMemoryRebound(to: Int32.self, capacity: 8) { targetStrides in
-                            sws_scale(context, &planes, [Int32(padded.stride), 0, 0, 0], 0, Int32(height), target, targetStrides)
+                            sws_scale(context, &planes, [Int32(image.width * 4), 0, 0, 0], 0, Int32(height), target, targetStrides)
                         }
                     }
                 }

@@ -66,15 +66,15 @@ final class Scaler {
             key = newKey
             applyColorDetails(context, frame: f, format: srcFormat)
         }
-        // Into a padded plane: swscale's packed writers may store whole blocks past a row's end.
-        var plane = PaddedPlane(width: width, height: height)
-        let scaled: Int32 = plane.bytes.withUnsafeMutableBufferPointer { out in
-            Self.scale(f, with: context, into: out.baseAddress, stride: Int32(plane.stride))
+        // With slack behind the last row: swscale's packed writers store whole blocks past a row's end.
+        var pixels = SwscaleBuffers.output(width * height * 4, of: UInt8.self)
+        let scaled: Int32 = pixels.withUnsafeMutableBufferPointer { out in
+            Self.scale(f, with: context, into: out.baseAddress, stride: Int32(width * 4))
         }
         if scaled <= 0 {
             throw ClipKitError.internalFailure(path: "swscale", reason: "scaling failed")
         }
-        var image = RGBAImage(width: width, height: height, pixels: plane.packed())
+        var image = RGBAImage(width: width, height: height, pixels: SwscaleBuffers.trimmed(pixels, to: width * height * 4))
         if srcFormat == AV_PIX_FMT_PAL8 && !keepsPaletteAlpha {
             image.pixels.withUnsafeMutableBufferPointer { pixels in
                 for i in stride(from: 3, to: pixels.count, by: 4) { pixels[i] = 255 }
@@ -108,12 +108,12 @@ final class Scaler {
         if toneMapper?.transfer != transfer || toneMapper?.peak != max(peak, 1) {
             toneMapper = ToneMapper(transfer: transfer, peak: peak)
         }
-        var plane = PaddedPlane(width: width, height: height, bytesPerPixel: 6)
-        let scaled: Int32 = plane.bytes.withUnsafeMutableBufferPointer { out in
-            Self.scale(f, with: hdrContext, into: out.baseAddress, stride: Int32(plane.stride))
+        var wide = SwscaleBuffers.output(width * height * 3, of: UInt16.self)
+        let scaled: Int32 = wide.withUnsafeMutableBytes { out in
+            Self.scale(f, with: hdrContext, into: out.baseAddress?.assumingMemoryBound(to: UInt8.self), stride: Int32(width * 6))
         }
         if scaled <= 0 { throw ClipKitError.internalFailure(path: "swscale", reason: "scaling failed") }
-        let wide = plane.packed16()
+        wide = SwscaleBuffers.trimmed(wide, to: width * height * 3)
         var image = RGBAImage(width: width, height: height)
         if let toneMapper {
             wide.withUnsafeBufferPointer { source in
@@ -128,32 +128,33 @@ final class Scaler {
     /// `image` resized to `width` x `height` (GIF canvases, which need no colour conversion).
     func rgba(from image: RGBAImage, width: Int, height: Int) throws -> RGBAImage {
         try FFmpegLibraries.load()
-        let newKey = Key(width: Int32(image.width), height: Int32(image.height), format: AV_PIX_FMT_RGBA.rawValue,
+        // Twice or more too large: averaged over whole boxes first, so what swscale gets is at
+        // most twice the output (a 10000x10000 canvas is 400 MB; the copy below is of the
+        // reduced picture).
+        let source = SwscaleBuffers.boxReduced(image, by: (max(1, image.width / (2 * width)), max(1, image.height / (2 * height))))
+        let newKey = Key(width: Int32(source.width), height: Int32(source.height), format: AV_PIX_FMT_RGBA.rawValue,
                          outWidth: Int32(width), outHeight: Int32(height), space: -1, range: -1)
         if context == nil || key != newKey {
-            context = sws_getCachedContext(context, Int32(image.width), Int32(image.height), AV_PIX_FMT_RGBA,
+            context = sws_getCachedContext(context, Int32(source.width), Int32(source.height), AV_PIX_FMT_RGBA,
                                            Int32(width), Int32(height), AV_PIX_FMT_RGBA, SWS_BICUBIC | SWS_ACCURATE_RND, nil, nil, nil)
             guard context != nil else {
-                throw ClipKitError.internalFailure(path: "swscale", reason: "cannot scale \(image.width)x\(image.height) RGBA")
+                throw ClipKitError.internalFailure(path: "swscale", reason: "cannot scale \(source.width)x\(source.height) RGBA")
             }
             key = newKey
         }
-        // swscale's SIMD reads (and writes) whole blocks past a row's last pixel, as FFmpeg's own
-        // frames allow (strides aligned, buffers padded). A packed Swift array has neither: the
-        // last row's over-read took heap garbage into the picture's right edge, so the same GIF
-        // scaled to 85 px came out different on every run. Both sides go through padded copies.
-        let source = PaddedPlane(width: image.width, height: image.height, copying: image.pixels)
-        var target = PaddedPlane(width: width, height: height)
-        let scaled: Int32 = source.bytes.withUnsafeBufferPointer { src in
-            target.bytes.withUnsafeMutableBufferPointer { dst in
-                var srcPlanes: [UnsafePointer<UInt8>?] = [src.baseAddress, nil, nil, nil]
-                var dstPlanes: [UnsafeMutablePointer<UInt8>?] = [dst.baseAddress, nil, nil, nil]
-                return sws_scale(context, &srcPlanes, [Int32(source.stride), 0, 0, 0], 0, Int32(image.height),
-                                 &dstPlanes, [Int32(target.stride), 0, 0, 0])
+        // swscale reads and writes past rows' ends (`SwscaleBuffers`): the last row's over-read
+        // took heap garbage into the right edge, the same GIF scaled to 85 px different each run.
+        let padded = SwscaleBuffers.padded(source.pixels)
+        var pixels = SwscaleBuffers.output(width * height * 4, of: UInt8.self)
+        let scaled: Int32 = padded.withUnsafeBufferPointer { from in
+            pixels.withUnsafeMutableBufferPointer { target in
+                var src: [UnsafePointer<UInt8>?] = [from.baseAddress, nil, nil, nil]
+                var dst: [UnsafeMutablePointer<UInt8>?] = [target.baseAddress, nil, nil, nil]
+                return sws_scale(context, &src, [Int32(source.width * 4), 0, 0, 0], 0, Int32(source.height), &dst, [Int32(width * 4), 0, 0, 0])
             }
         }
         if scaled <= 0 { throw ClipKitError.internalFailure(path: "swscale", reason: "scaling failed") }
-        return RGBAImage(width: width, height: height, pixels: target.packed())
+        return RGBAImage(width: width, height: height, pixels: SwscaleBuffers.trimmed(pixels, to: width * height * 4))
     }
 
     /// Uses the frame's own YUV matrix and range (BT.709 for HD, full range for JPEG-style
@@ -169,61 +170,64 @@ final class Scaler {
     }
 }
 
-/// A packed-pixel plane laid out as swscale expects of its buffers: rows aligned to 64 bytes,
-/// and a spare row and 64 bytes after the last, zeroed, so whole-block reads and writes past a
-/// row's end stay inside the buffer and read the same bytes every run.
-struct PaddedPlane {
-    static let alignment = 64
-    let width: Int, height: Int, bytesPerPixel: Int, stride: Int
-    var bytes: [UInt8]
+/// swscale's SIMD reads and writes whole blocks past a row's end, as FFmpeg's own frames allow
+/// (their buffers are padded). A packed Swift array is not: past its last row lie other
+/// allocations. Inputs are copied with `slack` zeroed bytes behind them, outputs get `slack`
+/// spare bytes (dropped after, no copy). (Feeding only the last rows from a padded copy, as a
+/// second slice, crashed libswscale 6 on downscales past about 50x.)
+enum SwscaleBuffers {
+    /// Spare bytes after a buffer's last row.
+    static let slack = 256
 
-    init(width: Int, height: Int, bytesPerPixel: Int = 4) {
-        self.width = width
-        self.height = height
-        self.bytesPerPixel = bytesPerPixel
-        stride = (width * bytesPerPixel + Self.alignment - 1) / Self.alignment * Self.alignment
-        bytes = [UInt8](repeating: 0, count: stride * (height + 1) + Self.alignment)
+    /// A zeroed output of `count` elements with `slack` more behind it; `trimmed` drops them.
+    static func output<T: Numeric>(_ count: Int, of _: T.Type) -> [T] {
+        [T](repeating: 0, count: count + slack)
     }
 
-    /// A padded copy of packed RGBA rows.
-    init(width: Int, height: Int, copying packed: [UInt8]) {
-        self.init(width: width, height: height)
-        let row = width * 4, stride = self.stride
-        packed.withUnsafeBufferPointer { from in
-            bytes.withUnsafeMutableBufferPointer { to in
-                for y in 0..<height {
-                    UnsafeMutableRawPointer(to.baseAddress! + y * stride).copyMemory(from: from.baseAddress! + y * row, byteCount: row)
+    static func trimmed<T>(_ buffer: [T], to count: Int) -> [T] {
+        var buffer = buffer
+        buffer.removeLast(buffer.count - count)
+        return buffer
+    }
+
+    /// `pixels` with `slack` zeroed bytes behind them.
+    static func padded(_ pixels: [UInt8]) -> [UInt8] {
+        var copy = pixels
+        copy.append(contentsOf: repeatElement(0, count: slack))
+        return copy
+    }
+
+    /// `image` averaged over `factor` (across, down) boxes, the last row and column of boxes
+    /// over what is there; `image` itself at (1, 1).
+    static func boxReduced(_ image: RGBAImage, by factor: (Int, Int)) -> RGBAImage {
+        let (fx, fy) = factor
+        if fx == 1 && fy == 1 { return image }
+        let (w, h) = (image.width, image.height)
+        let (ow, oh) = ((w + fx - 1) / fx, (h + fy - 1) / fy)
+        var out = [UInt8](repeating: 0, count: ow * oh * 4)
+        var sums = [Int](repeating: 0, count: ow * 4)
+        image.pixels.withUnsafeBufferPointer { p in
+            out.withUnsafeMutableBufferPointer { o in
+                sums.withUnsafeMutableBufferPointer { sum in
+                    for by in 0..<oh {
+                        sum.update(repeating: 0)
+                        let rows = min(fy, h - by * fy)
+                        for y in (by * fy)..<(by * fy + rows) {
+                            // Wrapping sums: at most 255 * fx * fy per channel, far from overflow.
+                            for x in 0..<w {
+                                let i = (y &* w &+ x) &* 4, b = (x / fx) &* 4
+                                sum[b] &+= Int(p[i]); sum[b &+ 1] &+= Int(p[i &+ 1])
+                                sum[b &+ 2] &+= Int(p[i &+ 2]); sum[b &+ 3] &+= Int(p[i &+ 3])
+                            }
+                        }
+                        for bx in 0..<ow {
+                            let count = rows * min(fx, w - bx * fx), b = bx * 4, at = (by * ow + bx) * 4
+                            for c in 0..<4 { o[at + c] = UInt8((sum[b + c] + count / 2) / count) }
+                        }
+                    }
                 }
             }
         }
-    }
-
-    /// The rows packed, without padding.
-    func packed() -> [UInt8] {
-        let row = width * bytesPerPixel
-        if row == stride { return Array(bytes[0..<row * height]) }
-        var out = [UInt8](repeating: 0, count: row * height)
-        bytes.withUnsafeBufferPointer { from in
-            out.withUnsafeMutableBufferPointer { to in
-                for y in 0..<height {
-                    UnsafeMutableRawPointer(to.baseAddress! + y * row).copyMemory(from: from.baseAddress! + y * stride, byteCount: row)
-                }
-            }
-        }
-        return out
-    }
-
-    /// The rows packed as native-endian 16-bit samples (RGB48 on a little-endian machine).
-    func packed16() -> [UInt16] {
-        let row = width * bytesPerPixel
-        var out = [UInt16](repeating: 0, count: row / 2 * height)
-        bytes.withUnsafeBufferPointer { from in
-            out.withUnsafeMutableBytes { to in
-                for y in 0..<height {
-                    (to.baseAddress! + y * row).copyMemory(from: from.baseAddress! + y * stride, byteCount: row)
-                }
-            }
-        }
-        return out
+        return RGBAImage(width: ow, height: oh, pixels: out)
     }
 }
