@@ -85,6 +85,21 @@ import TestSupport
         }
     }
 
+    @Test func aFlatClipGetsItsExactGIFWhenThatFits() throws {
+        // counter.mp4: digits on a flat ground, every frame's colours fit a table. Lossy LZW buys
+        // nothing there (levels 90 and 80 project the same size), and the exact top level is
+        // smaller: a limit 3% over it got a 140 px GIF at level 80.
+        let clip = Fixture.url("video/counter.mp4")
+        let dir = Fixture.scratchDirectory()
+        #expect(try CLI.run(["gif", clip.path, "-o", "q100.gif", "--quality", "100"], in: dir).status == 0)
+        let exact = try size(dir.appendingPathComponent("q100.gif"))
+        let limit = exact + exact * 3 / 100
+        let run = try CLI.run(["gif", clip.path, "-o", "fit.gif", "--max-bytes", "\(limit)", "--json"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        let bytes = try size(dir.appendingPathComponent("fit.gif"))
+        #expect(run.stdout.contains("\"width\":160") && bytes <= limit, "\(run.stdout)")
+    }
+
     @Test func aLimitTooSmallIsAnErrorAndWritesNothing() throws {
         let dir = Fixture.scratchDirectory()
         let run = try CLI.run(["gif", Self.clip.path, "-o", "tiny.gif", "--max-bytes", "3KB"], in: dir)
