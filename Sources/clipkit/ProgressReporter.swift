@@ -54,7 +54,7 @@ struct ProgressReporter: Sendable {
         guard enabled else { return }
         if isTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         let line = String(format: "%@: %d frames, %.2fs, %dx%d, %@%@, %.2fs\n",
-                          InputRunner.oneLine(FileSystemPath.display(url.path)), frames, duration, width, height, Self.bytes(bytes), extra, seconds)
+                          InputRunner.oneLine(FileSystemPath.display(StandardStreams.shown(url.path))), frames, duration, width, height, Self.bytes(bytes), extra, seconds)
         FileHandle.standardError.write(Data(line.utf8))
     }
 

@@ -48,7 +48,7 @@ final class StandardStreams {
             index += 1
         }
         guard inputIndex != nil || outputIndex != nil else { return }
-        var template = Array((NSTemporaryDirectory() + "/clipkit-pipe-XXXXXX").utf8CString)
+        var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("clipkit-pipe-XXXXXX").utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
             throw Failure("clipkit: cannot make a temporary directory: \(String(cString: strerror(errno)))", status: 1)
         }
@@ -94,6 +94,11 @@ final class StandardStreams {
                 let end = result[range.upperBound...].firstIndex { !($0.isLetter || $0.isNumber) } ?? result.endIndex
                 result.replaceSubrange(range.lowerBound..<end, with: "-")
             }
+        }
+        // The output bound for standard output, named after its input.
+        while let range = result.range(of: directory + "/out/") {
+            let end = result[range.upperBound...].firstIndex { $0 == ":" || $0 == " " || $0 == "\"" || $0 == "\n" } ?? result.endIndex
+            result.replaceSubrange(range.lowerBound..<end, with: "-")
         }
         return result
     }

@@ -49,6 +49,8 @@ do {
     if code == .success {
         Clipkit.exit(withError: error)
     }
-    FileHandle.standardError.write(Data((FileSystemPath.display(Clipkit.fullMessage(for: error)) + "\n").utf8))
+    // One line, as every error: ArgumentParser's own adds the option's help and the usage.
+    let line = Clipkit.message(for: error).split(separator: "\n").first.map(String.init) ?? "bad usage"
+    FileHandle.standardError.write(Data(("clipkit: " + FileSystemPath.display(line) + " (see clipkit --help)\n").utf8))
     Foundation.exit(streams.finish(status: 2))
 }

@@ -114,6 +114,12 @@ import TestSupport
             let run = try CLI.run(["gif", Self.clip.path, "-o", "x.gif", "--max-bytes=\(bad)"], in: dir)
             #expect(run.status == 2, "\(bad): \(run.stderr)")
         }
+        // A value that reads as an option, and a bad number: one line each too (the parser's own
+        // messages came with the option's help and the usage, four lines).
+        for arguments in [["--max-bytes", "-1"], ["--colors", "abc"], ["--bogus-option"]] {
+            let run = try CLI.run(["gif", Self.clip.path, "-o", "x.gif"] + arguments, in: dir)
+            #expect(run.status == 2 && run.stderrLines.count == 1, "\(arguments): \(run.stderr)")
+        }
         #expect(CLI.files(in: dir).isEmpty)
         // Units: decimal and binary, any case.
         let run = try CLI.run(["gif", Self.clip.path, "-o", "big.gif", "--max-bytes", "2mib"], in: dir)

@@ -113,6 +113,9 @@ extension Hostile {
             #expect(run.stdout == (try Data(contentsOf: reference)), "stdout is not the file output (\(run.stdout.count) bytes)")
             #expect(run.stderr.contains("\"status\":\"ok\""), "no JSON report on stderr: \(run.stderr)")
             #expect(run.stderr.contains("\"input\":\"-\"") && run.stderr.contains("\"outputs\":[\"-\"]"), "pipes not shown as -: \(run.stderr)")
+            // The summary line too names the output "-", not the private directory it passed through.
+            let named = try Self.piped(command + [source.path, "-o", "-"], input: nil, in: dir)
+            #expect(named.status == 0 && !named.stderr.contains("clipkit-pipe") && (named.stderr.isEmpty || named.stderr.hasPrefix("-:")), "\(named.stderr)")
             let piped = dir.appendingPathComponent("piped.\(ext)")
             try run.stdout.write(to: piped)
             if ext == "png" { #expect(try Decoded.png(piped).width == 160) }
