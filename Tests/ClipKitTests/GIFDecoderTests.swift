@@ -90,6 +90,15 @@ import TestSupport
         #expect(!decoder.warnings.isEmpty)
     }
 
+    @Test func paddingAfterTheEndCodeIsNoDamage() throws {
+        // extra_data.gif: 4 bytes after image 0's end code (padding, as FFmpeg's encoder flushes
+        // one: every GIF it wrote drew a warning per image), codes past image 1's pixels.
+        let decoder = try GIFDecoder(url: Fixture.url("gif/extra_data.gif"))
+        _ = try Self.images(decoder)
+        #expect(decoder.warnings.count == 1 && decoder.warnings[0].contains("image 1 has more LZW data than its 4 pixels"),
+                "\(decoder.warnings)")
+    }
+
     @Test func invalidFirstCodeIsCorrupt() throws {
         let decoder = try GIFDecoder(url: Fixture.url("gif/bad_lzw_first.gif"))
         #expect(throws: ClipKitError.corrupt(path: Fixture.url("gif/bad_lzw_first.gif").path,

@@ -107,7 +107,9 @@ extension ConversionRun {
         // 10 s 720p scene.) When passes ran out above the floor, its size from the curve.
         var miss = over.probe
         if over.value != levels.bottom {
+            // An estimate now, for the widths' first guess: never quoted, never taken as over for certain.
             miss.bytes = Int(Double(miss.bytes) * exp(FitSearch.logSize(levels.bottom) - FitSearch.logSize(over.value)))
+            (miss.complete, miss.pastLimit) = (false, false)
         }
         var smaller = asked.moved(toQuality: levels.bottom)
         var widths = FitSearch.widths(limit: maxBytes, below: miss)

@@ -16,7 +16,8 @@ struct FitProbe: Sendable, Equatable {
     var frames: Int? = nil
     /// The pass's own bytes passed the limit: over for certain, whatever the frame count.
     var pastLimit = false
-    /// Frames the pass wrote before it stopped (all of them when `complete`).
+    /// Frames the pass wrote before it stopped; when `complete`, the images in the GIF (identical
+    /// frames merged).
     var written = 0
 }
 
@@ -136,7 +137,7 @@ struct GIFPassWriter: Sendable {
                     let under = unprojected && (mayStopUnder || learned != nil) && Double(result.bytes) < Self.underShare * Double(maxBytes)
                     if result.bytes > maxBytes || under {
                         return .missed(FitProbe(bytes: result.bytes, width: result.width, height: result.height, over: !under,
-                                                complete: true, frames: learned, pastLimit: !under, written: done))
+                                                complete: true, frames: learned, pastLimit: !under, written: result.frameCount))
                     }
                 }
                 return .written(result, try writer.handOver())

@@ -320,11 +320,19 @@ public final class GIFDecoder {
                 warn("image \(index) data has no LZW end code")
             }
         }
-        if lzw.producedExcess || lzw.bytesAfterEnd > 0 {
-            warn("image \(index) has data beyond its \(total) pixels; it was skipped")
+        // Codes past the image's pixels are dropped. Bytes after the end code are ignored as
+        // browsers do: a few are common (FFmpeg's GIF encoder flushes one), and warned of only
+        // when there are more than a padding's worth.
+        if lzw.producedExcess {
+            warn("image \(index) has more LZW data than its \(total) pixels; the rest was dropped")
+        } else if lzw.bytesAfterEnd > Self.ignoredBytesAfterEnd {
+            warn("image \(index) has \(lzw.bytesAfterEnd) bytes after its LZW end code; they were ignored")
         }
         if frame.interlaced { Self.deinterlace(&frame.indices, width: frame.width, height: frame.height) }
     }
+
+    /// Bytes after an image's LZW end code that pass without a warning (a flush's padding).
+    static let ignoredBytesAfterEnd = 16
 
     /// Moves rows from stored (interlaced) order to display order in place, following the
     /// permutation's cycles so no second image buffer is needed.
