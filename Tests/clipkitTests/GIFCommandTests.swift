@@ -98,17 +98,8 @@ import TestSupport
 @Suite struct PNGFrameSizeTests {
     @Test func pngFramesKeepTheirSizeUnlessAskedAndFitANarrowerPicture() throws {
         let dir = Fixture.scratchDirectory()
-        var names: [String] = []
-        for i in 0..<3 {
-            var image = RGBAImage(width: 640, height: 360)
-            for y in 0..<360 {
-                for x in 0..<640 {
-                    let p = (y * 640 + x) * 4
-                    image.pixels.replaceSubrange(p..<p + 4, with: [UInt8((x + i * 9) & 255), UInt8((x * y / 64) & 255), UInt8((y * 3) & 255), 255])
-                }
-            }
-            try PNGWriter.write(image, to: dir.appendingPathComponent("f\(i).png"))
-            names.append("f\(i).png")
+        let names = try PNGFrames.write(3, width: 640, height: 360, in: dir) { i, x, y in
+            ((x + i * 9) & 255, (x * y / 64) & 255, (y * 3) & 255)
         }
         func size(_ name: String) throws -> (width: Int, height: Int, bytes: Int) {
             let canvas = try #require(try Decoded.gif(dir.appendingPathComponent(name), keep: 1).canvases.first)
@@ -191,23 +182,11 @@ import TestSupport
         }
         let ui: [(Int, Int, Int)] = [(30, 30, 36), (240, 240, 240), (0, 120, 215), (200, 60, 60), (60, 180, 90), (250, 200, 40),
                                      (90, 90, 100), (160, 160, 170), (20, 60, 120), (255, 255, 255), (120, 40, 160), (10, 10, 10)]
-        var names: [String] = []
-        for i in 0..<4 {
-            var image = RGBAImage(width: 160, height: 96)
-            for y in 0..<96 {
-                for x in 0..<160 {
-                    var c = screen ? ui[(x / 20 + (y / 24) * 8) % ui.count] : (x * 255 / 159, y * 255 / 95, (x + 2 * y) % 256)
-                    if screen, (i * 20..<i * 20 + 30).contains(x), y < 12 { c = ui[2] }
-                    let p = (y * 160 + x) * 4
-                    image.pixels.replaceSubrange(p..<p + 4, with: [UInt8(min(c.0 + noise(), 255)), UInt8(min(c.1 + noise(), 255)),
-                                                                   UInt8(min(c.2 + noise(), 255)), 255])
-                }
-            }
-            let name = "\(screen ? "screen" : "scene")\(i).png"
-            try PNGWriter.write(image, to: dir.appendingPathComponent(name))
-            names.append(name)
+        return try PNGFrames.write(4, width: 160, height: 96, in: dir, prefix: screen ? "screen" : "scene") { i, x, y in
+            var c = screen ? ui[(x / 20 + (y / 24) * 8) % ui.count] : (x * 255 / 159, y * 255 / 95, (x + 2 * y) % 256)
+            if screen, (i * 20..<i * 20 + 30).contains(x), y < 12 { c = ui[2] }
+            return (c.0 + noise(), c.1 + noise(), c.2 + noise())
         }
-        return names
     }
 
     /// Mean absolute difference per RGB channel.

@@ -10,18 +10,8 @@ import TestSupport
         // px, its right edge took heap garbage from past the source's last row, a different GIF
         // on most runs.
         let dir = Fixture.scratchDirectory()
-        var names: [String] = []
-        for i in 0..<3 {
-            var image = RGBAImage(width: 309, height: 174)
-            for y in 0..<174 {
-                for x in 0..<309 {
-                    let p = (y * 309 + x) * 4
-                    image.pixels.replaceSubrange(p..<p + 4, with: [UInt8((x * 3 + i * 40) & 255), UInt8((y * 5) & 255),
-                                                                   UInt8((x * y + i) * 7 & 255), 255])
-                }
-            }
-            try PNGWriter.write(image, to: dir.appendingPathComponent("f\(i).png"))
-            names.append("f\(i).png")
+        let names = try PNGFrames.write(3, width: 309, height: 174, in: dir) { i, x, y in
+            ((x * 3 + i * 40) & 255, (y * 5) & 255, (x * y + i) * 7 & 255)
         }
         #expect(try CLI.run(["gif"] + names + ["-o", "source.gif", "-q"], in: dir).status == 0)
         for width in [85, 61, 37] {
