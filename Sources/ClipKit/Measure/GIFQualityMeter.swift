@@ -64,28 +64,13 @@ struct GIFQualityMeter {
     }
 
     /// Packed RGBA `pixels` of a `width` x `height` picture averaged over `side` x `side` boxes
-    /// (the last row and column of boxes over what is there); the pixels themselves at side 1.
+    /// (the last row and column of boxes over what is there), opaque; the pixels themselves at side 1.
     static func reduced(_ pixels: [UInt8], width: Int, height: Int, by side: Int) -> RGBAImage {
-        if side == 1 { return RGBAImage(width: width, height: height, pixels: pixels) }
-        let size = reducedSize(width: width, height: height, by: side)
-        var out = [UInt8](repeating: 255, count: size.width * size.height * 4)
-        for by in 0..<size.height {
-            for bx in 0..<size.width {
-                var sum = (0, 0, 0), count = 0
-                for y in (by * side)..<min(by * side + side, height) {
-                    for x in (bx * side)..<min(bx * side + side, width) {
-                        let i = (y * width + x) * 4
-                        sum.0 += Int(pixels[i]); sum.1 += Int(pixels[i + 1]); sum.2 += Int(pixels[i + 2])
-                        count += 1
-                    }
-                }
-                let o = (by * size.width + bx) * 4
-                out[o] = UInt8((sum.0 + count / 2) / count)
-                out[o + 1] = UInt8((sum.1 + count / 2) / count)
-                out[o + 2] = UInt8((sum.2 + count / 2) / count)
-            }
-        }
-        return RGBAImage(width: size.width, height: size.height, pixels: out)
+        let picture = RGBAImage(width: width, height: height, pixels: pixels)
+        if side == 1 { return picture }
+        var reduced = picture.boxAveraged(across: side, down: side)
+        for i in stride(from: 3, to: reduced.pixels.count, by: 4) { reduced.pixels[i] = 255 }
+        return reduced
     }
 
     /// The mean SSIM over the ticks compared so far; nil before the first.

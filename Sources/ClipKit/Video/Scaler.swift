@@ -131,7 +131,7 @@ final class Scaler {
         // Twice or more too large: averaged over whole boxes first, so what swscale gets is at
         // most twice the output (a 10000x10000 canvas is 400 MB; the copy below is of the
         // reduced picture).
-        let source = SwscaleBuffers.boxReduced(image, by: (max(1, image.width / (2 * width)), max(1, image.height / (2 * height))))
+        let source = image.boxAveraged(across: max(1, image.width / (2 * width)), down: max(1, image.height / (2 * height)))
         let newKey = Key(width: Int32(source.width), height: Int32(source.height), format: AV_PIX_FMT_RGBA.rawValue,
                          outWidth: Int32(width), outHeight: Int32(height), space: -1, range: -1)
         if context == nil || key != newKey {
@@ -195,39 +195,5 @@ enum SwscaleBuffers {
         var copy = pixels
         copy.append(contentsOf: repeatElement(0, count: slack))
         return copy
-    }
-
-    /// `image` averaged over `factor` (across, down) boxes, the last row and column of boxes
-    /// over what is there; `image` itself at (1, 1).
-    static func boxReduced(_ image: RGBAImage, by factor: (Int, Int)) -> RGBAImage {
-        let (fx, fy) = factor
-        if fx == 1 && fy == 1 { return image }
-        let (w, h) = (image.width, image.height)
-        let (ow, oh) = ((w + fx - 1) / fx, (h + fy - 1) / fy)
-        var out = [UInt8](repeating: 0, count: ow * oh * 4)
-        var sums = [Int](repeating: 0, count: ow * 4)
-        image.pixels.withUnsafeBufferPointer { p in
-            out.withUnsafeMutableBufferPointer { o in
-                sums.withUnsafeMutableBufferPointer { sum in
-                    for by in 0..<oh {
-                        sum.update(repeating: 0)
-                        let rows = min(fy, h - by * fy)
-                        for y in (by * fy)..<(by * fy + rows) {
-                            // Wrapping sums: at most 255 * fx * fy per channel, far from overflow.
-                            for x in 0..<w {
-                                let i = (y &* w &+ x) &* 4, b = (x / fx) &* 4
-                                sum[b] &+= Int(p[i]); sum[b &+ 1] &+= Int(p[i &+ 1])
-                                sum[b &+ 2] &+= Int(p[i &+ 2]); sum[b &+ 3] &+= Int(p[i &+ 3])
-                            }
-                        }
-                        for bx in 0..<ow {
-                            let count = rows * min(fx, w - bx * fx), b = bx * 4, at = (by * ow + bx) * 4
-                            for c in 0..<4 { o[at + c] = UInt8((sum[b + c] + count / 2) / count) }
-                        }
-                    }
-                }
-            }
-        }
-        return RGBAImage(width: ow, height: oh, pixels: out)
     }
 }
