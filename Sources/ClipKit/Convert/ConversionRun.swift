@@ -32,6 +32,8 @@ struct ConversionRun: Sendable {
     let stageLabel: String
     /// Called on the writing thread after each frame: (frames done, expected total if known).
     let progress: (@Sendable (Int, Int?) -> Void)?
+    /// `--max-bytes`: the frames one pass decoded, replayed by the passes after it.
+    let frameCache: FrameCache?
 
     init(source: ConversionSource, options: GIFOptions, job: OutputJob, outputs: ConversionOutputs, stageLabel: String,
          progress: (@Sendable (Int, Int?) -> Void)?) {
@@ -46,6 +48,7 @@ struct ConversionRun: Sendable {
         self.outputs = outputs
         self.stageLabel = stageLabel
         self.progress = progress
+        frameCache = options.maxBytes != nil && outputs.gif != nil ? FrameCache(limits: options.limits) : nil
     }
 
     var path: String { source.path }
@@ -75,21 +78,25 @@ struct ConversionRun: Sendable {
         return try convertFitting(animations: .finished(held))
     }
 
-    /// The frames of one pass: the producer, how many are expected, the queue depth, whether
-    /// frames keep transparency, and the clip's palette (`--palette global`).
+    /// The frames of one pass: the producer (none when recorded pictures are replayed), how many
+    /// are expected, the queue depth, whether frames keep transparency, the clip's palette
+    /// (`--palette global`), and the pictures (`FrameCache`) the producer records for the passes
+    /// after this one, or that are replayed instead of a producer.
     private struct Opened {
-        var producer: any FrameProducer
+        var producer: (any FrameProducer)?
+        var expectedCount: Int?
         var read: FrameReadOptions
         var transparentFrames: Bool
         var globalPalette: Palette?
+        var pictures: DecodedFrames?
     }
 
     private func open(_ options: GIFOptions) throws -> Opened {
+        var read = readOptions(options)
         switch source {
         case .images(let images, _):
-            var read = readOptions(options)
             read.queueCapacity = 2
-            return Opened(producer: images, read: read, transparentFrames: images.hasTransparency, globalPalette: nil)
+            return Opened(producer: images, expectedCount: images.expectedCount, read: read, transparentFrames: images.hasTransparency)
         case .video(let url):
             var palette: Palette?
             if options.palette == .global, outputs.gif != nil {
@@ -97,17 +104,32 @@ struct ConversionRun: Sendable {
                 palette = Quantizer(maxColors: min(options.colors, 255), errorTarget: Double(options.paletteError))
                     .palette(for: histogram)
             }
+            if let frames = frameCache?.take(for: read), let source = frames.source {
+                // The pictures a pass before decoded, scaled again: no demuxer, no decoder.
+                read.queueCapacity = try Self.queueCapacity(info: source.info, options: options, path: url.path)
+                return Opened(expectedCount: DecodedFramesReplay.expectedCount(source, options: read), read: read,
+                              transparentFrames: source.info.hasAlpha, globalPalette: palette, pictures: frames)
+            }
             let reader = try VideoReader(url: url, limits: options.limits, fullProbe: true, defaultOptions: nil)
             // Refuse before decoding when the stretch to convert is known to be too long.
             if let duration = reader.info.duration {
                 try options.limits.checkSourceSpan(min(options.end ?? duration, duration) - options.start, path: url.path)
             }
-            var read = readOptions(options)
             read.queueCapacity = try Self.queueCapacity(info: reader.info, options: options, path: url.path)
+            let producer = try reader.makeProducer(options: read)
+            let expected = producer.expectedCount
+            let recording = frameCache?.recording(expecting: expected.map { Self.sourcePictureBytes(reader.info).multipliedReportingOverflow(by: $0) }
+                .map { $0.overflow ? Int.max : $0.partialValue })
             // Transparency is kept: such frames are written whole, each clearing the last.
-            return Opened(producer: try reader.makeProducer(options: read), read: read, transparentFrames: reader.info.hasAlpha,
-                          globalPalette: palette)
+            return Opened(producer: producer, expectedCount: expected, read: read, transparentFrames: reader.info.hasAlpha,
+                          globalPalette: palette, pictures: recording)
         }
+    }
+
+    /// About what one decoded picture of `info` takes (4:2:0, with the decoder's padding).
+    static func sourcePictureBytes(_ info: VideoInfo) -> Int {
+        let bytesPerSample = info.bitDepth > 8 ? 2 : 1
+        return (info.codedWidth + 64) * (info.codedHeight + 64) * 3 / 2 * bytesPerSample
     }
 
     /// One decode into every output with `options`: decode -> (quantise -> GIF writer, poster,
@@ -120,13 +142,22 @@ struct ConversionRun: Sendable {
         let opened = try open(options)
         let read = opened.read, capacity = read.queueCapacity
         let globalPalette = opened.globalPalette, transparentFrames = opened.transparentFrames
-        let producer = opened.producer
-        let expectedCount = frameCount ?? producer.expectedCount
+        let expectedCount = frameCount ?? opened.expectedCount
+        // Handed to the decode thread whole, so that the pictures can move on to the next pass from there.
+        let handoff = LockedBox<(producer: (any FrameProducer)?, pictures: DecodedFrames?)?>((opened.producer, opened.pictures))
         let pipeline = Pipeline()
         defer { pipeline.stop() }
-        let decoded = pipeline.stage("\(stageLabel).decode", capacity: capacity) { (queue: BoundedQueue<DecodedMessage>) in
+        let decoded = pipeline.stage("\(stageLabel).decode", capacity: capacity) { [frameCache, path] (queue: BoundedQueue<DecodedMessage>) in
+            guard let (producer, pictures) = handoff.withLock({ $0.take() }) else { return }
             var output = FrameOutput(queue: queue, options: read)
-            try producer.run(into: &output)
+            if let producer {
+                output.recording = pictures
+                try producer.run(into: &output)
+            } else if let pictures {
+                try DecodedFramesReplay.run(pictures, options: read, path: path, into: &output)
+            }
+            // The pictures recorded or replayed, for the next pass (kept when complete).
+            if let frameCache, let pictures { frameCache.keep(pictures, for: read) }
         }
         // One branch of the decoded frames per sink: the GIF's quantiser, the poster, each animation.
         let targets = animations.targets
@@ -206,12 +237,18 @@ struct ConversionRun: Sendable {
         return read
     }
 
+    /// The bytes of one RGBA output picture (never larger than the source's, which the reader
+    /// has checked against `--max-pixels`).
+    static func pictureBytes(info: VideoInfo, size: FrameSize) -> Int {
+        let output = size.resolve(width: info.width, height: info.height)
+        return output.width * output.height * 4
+    }
+
     /// How many frames each hop may hold, from `--max-memory`: the default depth when the
     /// frames are small, one per hop when they are large, an error when even that does not fit.
     /// A GIF source adds its canvas and the copy a shown frame keeps.
     static func queueCapacity(info: VideoInfo, options: GIFOptions, path: String) throws -> Int {
-        let output = options.size.resolve(width: info.width, height: info.height)
-        let frameBytes = output.width * output.height * 4
+        let frameBytes = pictureBytes(info: info, size: options.size)
         let sourceBytes = info.container == "gif" ? 2 * info.width * info.height * 4 : 0
         var limits = options.limits
         limits.maxMemory -= min(sourceBytes, limits.maxMemory)

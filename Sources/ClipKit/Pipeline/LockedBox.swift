@@ -31,6 +31,16 @@ final class LockedBox<Value>: @unchecked Sendable {
         return try body(&value)
     }
 
+    /// Replaces the value with `new` (which no other thread can reach) under the lock.
+    func store(_ new: sending Value) {
+        condition.lock()
+        defer {
+            condition.broadcast()
+            condition.unlock()
+        }
+        value = new
+    }
+
     /// Waits until `ready` holds for the value, then runs `body` under the same lock.
     @discardableResult
     func wait<Result>(until ready: (borrowing Value) -> Bool,

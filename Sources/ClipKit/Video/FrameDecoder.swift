@@ -72,6 +72,7 @@ final class FrameDecoder: FrameProducer {
     /// The decode loop. Runs until the input ends, the range is done, or the consumer cancels;
     /// then sends the end message, or throws if nothing could be decoded.
     func run(into output: inout FrameOutput) throws {
+        output.recording?.source = DecodedFrames.Source(info: demuxer.info, keepsPaletteAlpha: scaler.keepsPaletteAlpha)
         try decodeAll(into: &output)
     }
 
@@ -322,6 +323,12 @@ final class FrameDecoder: FrameProducer {
         guard let candidate else { return }
         let places = sampler.emissions(candidateTime: candidateTime, nextTime: nextTime, clipEnd: clipEnd)
         guard !places.isEmpty else { return }
+        sequence.recording?.keep(candidate, at: places, sourceTime: candidateTime)
+        if sequence.consumerStopped {
+            // Decoding on for the recording only: no picture is made.
+            if !sequence.passOver(places) { stopped = true }
+            return
+        }
         var image = try scaler.rgba(from: candidate, width: scaledSize.width, height: scaledSize.height)
         image = image.applying(rotation)
         if !sequence.push(image, at: places, sourceTime: candidateTime) { stopped = true }

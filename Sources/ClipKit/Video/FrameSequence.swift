@@ -12,7 +12,10 @@ protocol FrameProducer: AnyObject {
 
 /// Where a producer puts its frames: the queue, counted against `maxFrames`. Owned by the
 /// producing thread. The one place where source time becomes output time: every time and the
-/// end's duration are divided by `speed` here, so no consumer divides again.
+/// end's duration are divided by `speed` here, so no consumer divides again. With a `recording`
+/// the decoder keeps its pictures there for later passes (`FrameCache`), and when the consumer
+/// stops early it goes on decoding for the recording alone (`consumerStopped`: no picture is
+/// made), until the stream ends or the recording passes its budget.
 struct FrameOutput {
     let queue: BoundedQueue<StreamMessage<VideoFrame>>
     let maxFrames: Int?
@@ -20,6 +23,10 @@ struct FrameOutput {
     /// The size frames are wanted at (producers that scale their own pictures read it here).
     let size: FrameSize
     private(set) var pushedCount = 0
+    /// Where a `FrameDecoder` keeps what it decodes, for later passes.
+    var recording: DecodedFrames?
+    /// The consumer took no more frames, and a recording is still being made.
+    private(set) var consumerStopped = false
 
     init(queue: BoundedQueue<StreamMessage<VideoFrame>>, options: FrameReadOptions) {
         self.queue = queue
@@ -28,12 +35,28 @@ struct FrameOutput {
         size = options.size
     }
 
+    private var isRecording: Bool { recording.map { !$0.isCut } ?? false }
+
     /// Queues `image` once for each output place it fills. False when output must stop: the
-    /// consumer cancelled or `maxFrames` frames have been queued.
+    /// consumer cancelled (and no recording is being made) or `maxFrames` frames have been queued.
     mutating func push(_ image: RGBAImage, at places: [FrameSampler.Emission], sourceTime: Double) -> Bool {
+        deliver(image, at: places, sourceTime: sourceTime)
+    }
+
+    /// Counts `places` without a picture, once the consumer stopped (`consumerStopped`): false
+    /// when the decoder should stop, as `push`.
+    mutating func passOver(_ places: [FrameSampler.Emission]) -> Bool {
+        deliver(nil, at: places, sourceTime: 0)
+    }
+
+    private mutating func deliver(_ image: RGBAImage?, at places: [FrameSampler.Emission], sourceTime: Double) -> Bool {
         for place in places {
             if let maxFrames, pushedCount >= maxFrames { return false }
-            if !queue.push(.frame(VideoFrame(image: image, index: place.index, time: place.time / speed, sourceTime: sourceTime))) { return false }
+            if !consumerStopped, let image,
+               !queue.push(.frame(VideoFrame(image: image, index: place.index, time: place.time / speed, sourceTime: sourceTime))) {
+                consumerStopped = true
+            }
+            if consumerStopped && !isRecording { return false }
             pushedCount += 1
         }
         return !(maxFrames.map { pushedCount >= $0 } ?? false)
@@ -41,7 +64,8 @@ struct FrameOutput {
 
     /// The last message: the source timeline lasts `duration` seconds (the output's, divided by the speed).
     func end(duration: Double, warnings: [String] = []) {
-        queue.push(.end(duration: duration / speed, warnings: warnings))
+        recording?.finish(duration: duration)
+        if !consumerStopped { queue.push(.end(duration: duration / speed, warnings: warnings)) }
     }
 }
 

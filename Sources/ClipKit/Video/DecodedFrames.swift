@@ -1,0 +1,105 @@
+// Decoded source pictures one pass kept (before scaling), for the passes after it to scale again
+// instead of decoding again.
+@_weakLinked import CFFmpeg
+
+/// The pictures a `FrameDecoder` emitted, as it decoded them (before scaling), with the output
+/// places each filled: everything a later pass needs to make the same frames at any size without
+/// demuxing or decoding (`DecodedFramesReplay`). Up to `budget` bytes of picture buffers; past
+/// it the recording is cut and its pictures freed. Owns one reference to each picture
+/// (`av_frame_clone`), freed on deinit. Not shared: it moves (`sending`) from the pass that
+/// records or replays it to `FrameCache` and on to the next pass.
+final class DecodedFrames {
+    /// The source as the decoder saw it (size, rotation, frame rate, duration) and whether its
+    /// palettes carry alpha: the replay scales with the same settings.
+    struct Source {
+        let info: VideoInfo
+        let keepsPaletteAlpha: Bool
+    }
+
+    /// One decoded picture and where it is shown.
+    struct Picture {
+        let frame: UnsafeMutablePointer<AVFrame>
+        let places: [FrameSampler.Emission]
+        let sourceTime: Double
+    }
+
+    private(set) var pictures: [Picture] = []
+    /// Bytes of the picture buffers kept.
+    private(set) var bytes = 0
+    let budget: Int
+    /// Set by the decoder that records (a producer that does not leaves the recording incomplete).
+    var source: Source?
+    /// The end message's duration (source seconds, before `speed`), once the stream ended.
+    private(set) var duration: Double?
+    /// A picture passed the budget: nothing is kept.
+    private(set) var isCut = false
+
+    init(budget: Int) {
+        self.budget = budget
+    }
+
+    deinit { free() }
+
+    /// Every picture of the stream and its end are here.
+    var isComplete: Bool { duration != nil && source != nil && !isCut }
+
+    /// Keeps a reference to `frame`, shown at `places`.
+    func keep(_ frame: UnsafePointer<AVFrame>, at places: [FrameSampler.Emission], sourceTime: Double) {
+        guard !isCut else { return }
+        var size = 0
+        withUnsafeBytes(of: frame.pointee.buf) { buffers in
+            for buffer in buffers.bindMemory(to: UnsafeMutablePointer<AVBufferRef>?.self) {
+                if let buffer { size += Int(buffer.pointee.size) }
+            }
+        }
+        guard bytes + size <= budget, let copy = av_frame_clone(frame) else {
+            isCut = true
+            free()
+            return
+        }
+        bytes += size
+        pictures.append(Picture(frame: copy, places: places, sourceTime: sourceTime))
+    }
+
+    /// The stream ended; `duration` is the end message's, before `speed`.
+    func finish(duration: Double) {
+        if !isCut { self.duration = duration }
+    }
+
+    private func free() {
+        for picture in pictures {
+            var frame: UnsafeMutablePointer<AVFrame>? = picture.frame
+            av_frame_free(&frame)
+        }
+        pictures = []
+        bytes = 0
+    }
+}
+
+/// Makes a pass's frames from a complete `DecodedFrames`: each picture scaled and turned as the
+/// `FrameDecoder` that decoded it would have, queued at the same places, then the same end. The
+/// frames are those of a decode, byte for byte, at whatever size the pass asks.
+enum DecodedFramesReplay {
+    /// The frames expected, as the decoder counted them (its guess from the header, not the
+    /// recording's count: a pass projects its size as it would have without the recording).
+    static func expectedCount(_ source: DecodedFrames.Source, options: FrameReadOptions) -> Int? {
+        options.expectedCount(duration: source.info.duration, frameRate: source.info.frameRate)
+    }
+
+    static func run(_ frames: DecodedFrames, options: FrameReadOptions, path: String, into output: inout FrameOutput) throws {
+        guard let source = frames.source, let duration = frames.duration else {
+            throw ClipKitError.internalFailure(path: path, reason: "an incomplete recording was replayed")
+        }
+        let info = source.info
+        let outputSize = options.size.resolve(width: info.width, height: info.height)
+        let scaledSize = info.rotation.swapsAxes ? (outputSize.height, outputSize.width) : outputSize
+        let scaler = Scaler()
+        scaler.keepsPaletteAlpha = source.keepsPaletteAlpha
+        for picture in frames.pictures {
+            try options.limits.checkDeadline(path)
+            let image = try scaler.rgba(from: picture.frame, width: scaledSize.0, height: scaledSize.1).applying(info.rotation)
+            if !output.push(image, at: picture.places, sourceTime: picture.sourceTime) { return }
+        }
+        output.end(duration: duration)
+    }
+}

@@ -1,0 +1,102 @@
+// `--max-bytes` passes replay the pictures the first pass decoded (`FrameCache`): the frames and
+// the GIF must be those of a decode, byte for byte.
+import Foundation
+import Testing
+import TestSupport
+@testable import ClipKit
+
+@Suite struct FrameCacheTests {
+    /// Rotation, HDR tone mapping, a paletted codec, transparency, B-frames, variable frame rate, a cut file.
+    static let clips = ["motion.mp4", "rotated90.mov", "hdr10_pq.mp4", "palette_raw.avi", "alpha.mov", "seek_bframes_edit.mp4",
+                        "vfr.mkv", "truncated_faststart.mp4"]
+
+    /// Every message a producer queues, in order (the queue holds them all: no consumer thread needed).
+    func messages(run: (inout FrameOutput) throws -> Void, options: FrameReadOptions) rethrows -> [StreamMessage<VideoFrame>] {
+        let queue = BoundedQueue<StreamMessage<VideoFrame>>(capacity: 10_000)
+        var output = FrameOutput(queue: queue, options: options)
+        try run(&output)
+        queue.finish()
+        var all: [StreamMessage<VideoFrame>] = []
+        while let message = try? queue.pop() { all.append(message) }
+        return all
+    }
+
+    func describe(_ messages: [StreamMessage<VideoFrame>]) -> [String] {
+        messages.map { message in
+            switch message {
+            case .frame(let frame):
+                "\(frame.index) \(frame.time) \(frame.sourceTime) \(frame.image.width)x\(frame.image.height) \(frame.image.pixels.hashValue)"
+            case .end(let duration, let warnings):
+                "end \(duration) \(warnings)"
+            }
+        }
+    }
+
+    @Test(arguments: clips)
+    func replayedPicturesAreTheDecodersAtEverySize(_ name: String) throws {
+        let url = Fixture.url("video/\(name)")
+        var read = FrameReadOptions(fps: 10, size: .width(480))
+        read.speed = 1.5
+        let recording = DecodedFrames(budget: 64 << 20)
+        let recorded = try messages(run: { output in
+            output.recording = recording
+            try VideoReader(url: url).makeProducer(options: read).run(into: &output)
+        }, options: read)
+        #expect(recording.isComplete, "\(name): the recording is not complete")
+        #expect(recording.pictures.count > 0)
+        for size in [FrameSize.width(480), .width(97), .fit(width: 50, height: 50), .exact(width: 33, height: 65)] {
+            read.size = size
+            let decoded = try messages(run: { try VideoReader(url: url).makeProducer(options: read).run(into: &$0) }, options: read)
+            let replayed = try messages(run: { try DecodedFramesReplay.run(recording, options: read, path: name, into: &$0) }, options: read)
+            #expect(describe(replayed) == describe(decoded), "\(name) at \(size)")
+            if size == .width(480) { #expect(describe(recorded) == describe(decoded)) }
+        }
+    }
+
+    @Test func aRecordingOverItsBudgetKeepsNothing() throws {
+        let url = Fixture.url("video/motion.mp4")
+        let read = FrameReadOptions(fps: 10, size: .width(160))
+        let recording = DecodedFrames(budget: 200_000)
+        _ = try messages(run: { output in
+            output.recording = recording
+            try VideoReader(url: url).makeProducer(options: read).run(into: &output)
+        }, options: read)
+        #expect(recording.isCut)
+        #expect(!recording.isComplete)
+        #expect(recording.pictures.isEmpty && recording.bytes == 0)
+    }
+
+    /// The first pass decodes on after its GIF stopped, so the recording is whole.
+    @Test func aConsumerThatStopsEarlyStillLeavesAWholeRecording() throws {
+        let url = Fixture.url("video/motion.mp4")
+        let read = FrameReadOptions(fps: 10, size: .width(160))
+        let queue = BoundedQueue<StreamMessage<VideoFrame>>(capacity: 2)
+        queue.cancel()
+        var output = FrameOutput(queue: queue, options: read)
+        let recording = DecodedFrames(budget: 64 << 20)
+        output.recording = recording
+        try VideoReader(url: url).makeProducer(options: read).run(into: &output)
+        #expect(recording.isComplete)
+        #expect(recording.pictures.count == 30)
+    }
+
+    /// The GIF `--max-bytes` writes with the pictures replayed equals the one written when every
+    /// pass decodes (a `--max-memory` whose eighth cannot hold them turns the recording off).
+    @Test(arguments: ["motion.mp4", "rotated90.mov", "seek_bframes_edit.mp4"])
+    func maxBytesWritesTheSameGIFWithAndWithoutTheRecording(_ name: String) throws {
+        let dir = Fixture.scratchDirectory()
+        let clip = Fixture.url("video/\(name)").path
+        #expect(try CLI.run(["gif", clip, "-o", "default.gif"], in: dir).status == 0)
+        let full = try Data(contentsOf: dir.appendingPathComponent("default.gif")).count
+        for fraction in [0.3, 0.6] {
+            let limit = "\(Int(Double(full) * fraction))"
+            let cached = try CLI.run(["gif", clip, "-o", "cached.gif", "--max-bytes", limit, "--force"], in: dir)
+            let decoded = try CLI.run(["gif", clip, "-o", "decoded.gif", "--max-bytes", limit, "--max-memory", "\(6 << 20)", "--force"], in: dir)
+            #expect(cached.status == decoded.status, "\(name): \(cached.stderr) / \(decoded.stderr)")
+            if cached.status == 0 {
+                #expect(try Data(contentsOf: dir.appendingPathComponent("cached.gif")) == Data(contentsOf: dir.appendingPathComponent("decoded.gif")),
+                        "\(name) at \(limit) bytes")
+            }
+        }
+    }
+}
