@@ -81,7 +81,7 @@ import TestSupport
     }
 
     /// The GIF `--max-bytes` writes with the pictures replayed equals the one written when every
-    /// pass decodes (a `--max-memory` whose eighth cannot hold them turns the recording off).
+    /// pass decodes (a `--max-memory` whose fifth cannot hold them turns the recording off).
     @Test(arguments: ["motion.mp4", "rotated90.mov", "seek_bframes_edit.mp4"])
     func maxBytesWritesTheSameGIFWithAndWithoutTheRecording(_ name: String) throws {
         let dir = Fixture.scratchDirectory()

@@ -19,10 +19,10 @@ struct FitSearch {
     let nominalSlope: Double
     let maxPasses: Int
     /// What the next value aims at, as a share of the limit (projections run a few percent low).
-    /// With `GIFPassWriter.underShare` 0.88 and `overShare` 1.01 the twelve bench-harness fits
-    /// (four clips at 25/50/75% of the default) land at 90.8-99.7% of the limit, 1.2-3.1x the
-    /// default's time on the 3 s cuts; with 0.93, 0.8 and 1.03 at 87.6-99.7% in 1.3-2.9x, and
-    /// a point or two lower where they came in under 90%.
+    /// With `GIFPassWriter.underShare` 0.90 and `overShare` 1.01 the twelve bench-harness fits
+    /// (four clips at 25/50/75% of the default) land at 92.3-99.7% of the limit, 1.4-2.9x the
+    /// default's time on the 3 s cuts (best of three; 0.88 gave 89.7-99.7%); with 0.93, 0.8 and
+    /// 1.03 at 87.6-99.7%, and a point or two lower where they came in under 90%.
     static let aim = 0.95
 
     /// Values tried and what they gave.

@@ -6,9 +6,9 @@
 /// work on a short clip (a 3 s 1080p cut decodes 90 pictures for 30 frames), and the pictures are
 /// the same every time. So the first pass of a video keeps its decoded pictures (`DecodedFrames`,
 /// before scaling), decoding on to the end after its GIF stopped early, unless they pass `budget`
-/// bytes (`Limits.maxMemory` / 8, at most 128 MiB, and 256 MiB for all inputs at once: memory is
+/// bytes (`Limits.maxMemory` / 5, at most 192 MiB, and 384 MiB for all inputs at once: memory is
 /// bounded by the limits, never by the clip's length or the core count; a 3 s 1080p cut at 10 fps
-/// takes about 100 MB); the passes after it, at any
+/// takes about 100 MB, 10 s of 720p about 150 MB); the passes after it, at any
 /// size, scale those pictures (`DecodedFramesReplay`) and open no decoder. The frames are the
 /// decoder's own, scaled the same way, so every pass writes the bytes it would have written
 /// without the cache. GIF and PNG inputs are decoded by every pass, as before.
@@ -41,11 +41,11 @@ final class FrameCache: Sendable {
     private let mayRecord = LockedBox(true)
 
     /// The most picture bytes one input keeps, whatever `--max-memory` allows.
-    static let largestBudget = 128 << 20
+    static let largestBudget = 192 << 20
     /// The most picture bytes all inputs converting at once keep (`--jobs`): memory does not grow
     /// with the core count. An input that finds the pool spent decodes every pass, which changes
     /// its time, never its bytes.
-    static let poolSize = 256 << 20
+    static let poolSize = 384 << 20
     private static let pool = LockedBox(poolSize)
 
     let budget: Int
@@ -53,7 +53,7 @@ final class FrameCache: Sendable {
     private let reserved = LockedBox(0)
 
     init(limits: Limits) {
-        budget = min(limits.maxMemory / 8, Self.largestBudget)
+        budget = min(limits.maxMemory / 5, Self.largestBudget)
     }
 
     deinit {
@@ -74,14 +74,14 @@ final class FrameCache: Sendable {
     /// A recording for a pass whose decode is expected to keep `bytes` of pictures (nil when
     /// unknown): only the first pass gets one, and only when they fit this input's budget and
     /// what the pool has left. Its budget is taken from the pool: the expected bytes and a
-    /// quarter more (a count a little off still fits), or the whole budget when unknown.
+    /// tenth more (a count a little off still fits), or the whole budget when unknown.
     func recording(expecting bytes: Int?) -> sending DecodedFrames? {
         let granted = mayRecord.withLock { mayRecord -> Bool in
             defer { mayRecord = false }
             return mayRecord
         }
         guard granted else { return nil }
-        let wanted = bytes.map { $0 > budget ? Int.max : min(budget, $0 + $0 / 4) } ?? budget
+        let wanted = bytes.map { $0 > budget ? Int.max : min(budget, $0 + $0 / 10) } ?? budget
         guard wanted <= budget else { return nil }
         let taken = Self.pool.withLock { pool -> Bool in
             guard pool >= wanted else { return false }
