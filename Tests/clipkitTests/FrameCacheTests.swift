@@ -80,6 +80,24 @@ import TestSupport
         #expect(recording.pictures.count == 30)
     }
 
+    /// A producer that keeps no pictures (a GIF source) stops with its consumer, recording or not.
+    @Test func aProducerThatKeepsNoPicturesStopsWithItsConsumer() throws {
+        let url = Fixture.url("gif/local_palettes.gif")
+        let read = FrameReadOptions(size: .width(32))
+        let queue = BoundedQueue<StreamMessage<VideoFrame>>(capacity: 2)
+        queue.cancel()
+        var output = FrameOutput(queue: queue, options: read)
+        let recording = DecodedFrames(budget: 64 << 20)
+        output.recording = recording
+        // It stops at its first frame, which nobody took: "no frames" (a producer that decoded on
+        // for the recording would count every frame and end normally).
+        var stopped = false
+        do { try VideoReader(url: url).makeProducer(options: read).run(into: &output) } catch { stopped = true }
+        #expect(stopped)
+        #expect(output.pushedCount == 0)
+        #expect(!recording.isComplete)
+    }
+
     /// The GIF `--max-bytes` writes with the pictures replayed equals the one written when every
     /// pass decodes (a `--max-memory` whose fifth cannot hold them turns the recording off).
     @Test(arguments: ["motion.mp4", "rotated90.mov", "seek_bframes_edit.mp4"])

@@ -118,7 +118,8 @@ struct ConversionRun: Sendable {
             read.queueCapacity = try Self.queueCapacity(info: reader.info, options: options, path: url.path)
             let producer = try reader.makeProducer(options: read)
             let expected = producer.expectedCount
-            let recording = frameCache?.recording(expecting: expected.map { Self.sourcePictureBytes(reader.info).multipliedReportingOverflow(by: $0) }
+            // Only a video decoder records (a GIF source decodes every pass, as before).
+            let recording = !(producer is FrameDecoder) ? nil : frameCache?.recording(expecting: expected.map { Self.sourcePictureBytes(reader.info).multipliedReportingOverflow(by: $0) }
                 .map { $0.overflow ? Int.max : $0.partialValue })
             // Transparency is kept: such frames are written whole, each clearing the last.
             return Opened(producer: producer, expectedCount: expected, read: read, transparentFrames: reader.info.hasAlpha,

@@ -35,7 +35,8 @@ struct FrameOutput {
         size = options.size
     }
 
-    private var isRecording: Bool { recording.map { !$0.isCut } ?? false }
+    /// A decoder is filling `recording` and it is within its budget.
+    private var isRecording: Bool { recording.map { $0.source != nil && !$0.isCut } ?? false }
 
     /// Queues `image` once for each output place it fills. False when output must stop: the
     /// consumer cancelled (and no recording is being made) or `maxFrames` frames have been queued.
