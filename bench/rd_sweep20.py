@@ -59,7 +59,9 @@ def sweep_clip(clipkit, name, seconds):
     with tempfile.TemporaryDirectory(prefix="rd20") as tmp:
         def run(label, family, opts, knob=None):
             out = os.path.join(tmp, "o.gif")
-            secs = rd_eval.encode(clipkit, src, out, opts)
+            # The --max-bytes time target is a ratio of two runs of 0.2-1.5 s on a 3 s cut: each is
+            # the best of three (the output is the same every time), so scheduling noise does not decide it.
+            secs = min(rd_eval.encode(clipkit, src, out, opts) for _ in range(3 if family in ("default", "maxbytes") else 1))
             m = rd_eval.measure(out, src, stride=stride)
             p = dict(label=label, family=family, knob=knob, opts=opts, bytes=os.path.getsize(out),
                      seconds=round(secs, 2), **m)
@@ -131,7 +133,7 @@ def analyse(res):
             all_maxb &= ok
             lines.append(f"- {'PASS' if ok else 'MISS'}: {r['clip']}: {p['label']}: {frac:.1%} of limit, "
                          f"{p['ssimulacra2']:.1f} vs anchor {('- (no anchor curve reaches this size)' if theirs is None else f'{theirs:.1f}')}, "
-                         f"time {tr:.2f}x default")
+                         f"time {tr:.2f}x default (best of 3 each)")
         lines.append(f"- record: {r['clip']}: default {d['bytes']:,} B, {d['seconds']:.2f} s, SSIMULACRA2 "
                      f"{d['ssimulacra2']:.1f} (p5 {d['ssimulacra2_p5']:.1f}), SSIM {d['ssim']:.4f}")
     return lines
