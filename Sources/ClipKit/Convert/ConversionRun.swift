@@ -119,18 +119,11 @@ struct ConversionRun: Sendable {
             let producer = try reader.makeProducer(options: read)
             let expected = producer.expectedCount
             // Only a video decoder records (a GIF source decodes every pass, as before).
-            let recording = !(producer is FrameDecoder) ? nil : frameCache?.recording(expecting: expected.map { Self.sourcePictureBytes(reader.info).multipliedReportingOverflow(by: $0) }
-                .map { $0.overflow ? Int.max : $0.partialValue })
+            let recording = producer is FrameDecoder ? frameCache?.recording(pictures: expected, of: reader.info.decodedPictureBytes) : nil
             // Transparency is kept: such frames are written whole, each clearing the last.
             return Opened(producer: producer, expectedCount: expected, read: read, transparentFrames: reader.info.hasAlpha,
                           globalPalette: palette, pictures: recording)
         }
-    }
-
-    /// About what one decoded picture of `info` takes (4:2:0, with the decoder's padding).
-    static func sourcePictureBytes(_ info: VideoInfo) -> Int {
-        let bytesPerSample = info.bitDepth > 8 ? 2 : 1
-        return (info.codedWidth + 64) * (info.codedHeight + 64) * 3 / 2 * bytesPerSample
     }
 
     /// One decode into every output with `options`: decode -> (quantise -> GIF writer, poster,
@@ -238,18 +231,12 @@ struct ConversionRun: Sendable {
         return read
     }
 
-    /// The bytes of one RGBA output picture (never larger than the source's, which the reader
-    /// has checked against `--max-pixels`).
-    static func pictureBytes(info: VideoInfo, size: FrameSize) -> Int {
-        let output = size.resolve(width: info.width, height: info.height)
-        return output.width * output.height * 4
-    }
-
     /// How many frames each hop may hold, from `--max-memory`: the default depth when the
     /// frames are small, one per hop when they are large, an error when even that does not fit.
     /// A GIF source adds its canvas and the copy a shown frame keeps.
     static func queueCapacity(info: VideoInfo, options: GIFOptions, path: String) throws -> Int {
-        let frameBytes = pictureBytes(info: info, size: options.size)
+        let output = options.size.resolve(width: info.width, height: info.height)
+        let frameBytes = output.width * output.height * 4
         let sourceBytes = info.container == "gif" ? 2 * info.width * info.height * 4 : 0
         var limits = options.limits
         limits.maxMemory -= min(sourceBytes, limits.maxMemory)

@@ -71,18 +71,23 @@ final class FrameCache: Sendable {
         }
     }
 
-    /// A recording for a pass whose decode is expected to keep `bytes` of pictures (nil when
-    /// unknown): only the first pass gets one, and only when they fit this input's budget and
-    /// what the pool has left. Its budget is taken from the pool: the expected bytes and a
-    /// tenth more (a count a little off still fits), or the whole budget when unknown.
-    func recording(expecting bytes: Int?) -> sending DecodedFrames? {
+    /// A recording for a pass whose decode is expected to keep `count` pictures of about `bytes`
+    /// each (`count` nil when unknown): only the first pass gets one, and only when they fit this
+    /// input's budget and what the pool has left. Its budget is taken from the pool: the expected
+    /// bytes and an eighth more (the decoder's padding, a count a little off), or the whole
+    /// budget when the count is unknown.
+    func recording(pictures count: Int?, of bytes: Int) -> sending DecodedFrames? {
         let granted = mayRecord.withLock { mayRecord -> Bool in
             defer { mayRecord = false }
             return mayRecord
         }
         guard granted else { return nil }
-        let wanted = bytes.map { $0 > budget ? Int.max : min(budget, $0 + $0 / 10) } ?? budget
-        guard wanted <= budget else { return nil }
+        var wanted = budget
+        if let count {
+            let (expected, overflow) = bytes.multipliedReportingOverflow(by: count)
+            guard !overflow, expected <= budget else { return nil }
+            wanted = min(budget, expected + expected / 8)
+        }
         let taken = Self.pool.withLock { pool -> Bool in
             guard pool >= wanted else { return false }
             pool -= wanted

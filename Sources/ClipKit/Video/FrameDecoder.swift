@@ -63,9 +63,7 @@ final class FrameDecoder: FrameProducer {
     /// holds pictures of its own, so memory would grow with the core count; half of
     /// `--max-memory` goes to the decoder (reference pictures plus one per thread).
     static func threadCount(info: VideoInfo, options: FrameReadOptions) -> Int {
-        let bytesPerSample = info.bitDepth > 8 ? 2 : 1
-        let pictureBytes = info.codedWidth * info.codedHeight * 3 / 2 * bytesPerSample
-        let pictures = options.limits.picturesInMemory(of: pictureBytes) / 2
+        let pictures = options.limits.picturesInMemory(of: info.decodedPictureBytes) / 2
         return min(max(options.threadCount, 1), max(1, pictures - 4))
     }
 

@@ -51,6 +51,11 @@ public struct VideoInfo: Sendable, Equatable {
     public var width: Int { rotation.outputSize(width: displayWidth, height: codedHeight).width }
     public var height: Int { rotation.outputSize(width: displayWidth, height: codedHeight).height }
 
+    /// About what one decoded 4:2:0 picture takes (a decoder's buffers add 2-3% of padding).
+    var decodedPictureBytes: Int {
+        codedWidth * codedHeight * 3 / 2 * (bitDepth > 8 ? 2 : 1)
+    }
+
     public static func == (a: VideoInfo, b: VideoInfo) -> Bool {
         a.container == b.container && a.codec == b.codec && a.codedWidth == b.codedWidth && a.codedHeight == b.codedHeight
             && a.sampleAspectRatio == b.sampleAspectRatio && a.rotation == b.rotation && a.duration == b.duration
