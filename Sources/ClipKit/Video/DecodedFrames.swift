@@ -90,14 +90,11 @@ enum DecodedFramesReplay {
         guard let source = frames.source, let duration = frames.duration else {
             throw ClipKitError.internalFailure(path: path, reason: "an incomplete recording was replayed")
         }
-        let info = source.info
-        let outputSize = options.size.resolve(width: info.width, height: info.height)
-        let scaledSize = info.rotation.swapsAxes ? (outputSize.height, outputSize.width) : outputSize
         let scaler = Scaler()
         scaler.keepsPaletteAlpha = source.keepsPaletteAlpha
         for picture in frames.pictures {
             try options.limits.checkDeadline(path)
-            let image = try scaler.rgba(from: picture.frame, width: scaledSize.0, height: scaledSize.1).applying(info.rotation)
+            let image = try scaler.uprightImage(from: picture.frame, info: source.info, size: options.size)
             if !output.push(image, at: picture.places, sourceTime: picture.sourceTime) { return }
         }
         output.end(duration: duration)

@@ -14,9 +14,6 @@ final class FrameDecoder: FrameProducer {
     private var palette: PaletteCarrier?
     private let timeBase: Double
     private let origin: Int64?
-    private let outputSize: (width: Int, height: Int)
-    private let scaledSize: (width: Int, height: Int)
-    private let rotation: Rotation
     private var sampler: FrameSampler
     /// Seeks over what sparse ticks cannot show (`options.skipsBetweenTicks`).
     private var skipper: TickSkipper?
@@ -30,9 +27,6 @@ final class FrameDecoder: FrameProducer {
         timeBase = stream.pointee.time_base.seconds
         let start = stream.pointee.start_time
         origin = start == ck_av_nopts_value() ? nil : start
-        rotation = info.rotation
-        outputSize = options.size.resolve(width: info.width, height: info.height)
-        scaledSize = rotation.swapsAxes ? (outputSize.height, outputSize.width) : outputSize
         sampler = FrameSampler(start: options.start, end: options.end, interval: options.tickInterval)
         if options.skipsBetweenTicks && options.fps != nil && !options.keyframesOnly {
             skipper = TickSkipper(stream: stream, origin: origin ?? 0)
@@ -327,8 +321,7 @@ final class FrameDecoder: FrameProducer {
             if !sequence.passOver(places) { stopped = true }
             return
         }
-        var image = try scaler.rgba(from: candidate, width: scaledSize.width, height: scaledSize.height)
-        image = image.applying(rotation)
+        let image = try scaler.uprightImage(from: candidate, info: demuxer.info, size: options.size)
         if !sequence.push(image, at: places, sourceTime: candidateTime) { stopped = true }
     }
 

@@ -125,6 +125,15 @@ final class Scaler {
         return image
     }
 
+    /// A decoded picture of a stream described by `info` as an upright frame of `size`: scaled in
+    /// its stored orientation, then turned. What `FrameDecoder` emits and `DecodedFramesReplay`
+    /// makes again from the same picture, so the two cannot differ.
+    func uprightImage(from frame: UnsafePointer<AVFrame>, info: VideoInfo, size: FrameSize) throws -> RGBAImage {
+        let output = size.resolve(width: info.width, height: info.height)
+        let stored = info.rotation.swapsAxes ? (output.height, output.width) : output
+        return try rgba(from: frame, width: stored.0, height: stored.1).applying(info.rotation)
+    }
+
     /// `image` resized to `width` x `height` (GIF canvases, which need no colour conversion).
     func rgba(from image: RGBAImage, width: Int, height: Int) throws -> RGBAImage {
         try FFmpegLibraries.load()
