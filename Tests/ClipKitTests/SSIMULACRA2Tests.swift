@@ -91,3 +91,54 @@ import TestSupport
         #expect(small.pixels.enumerated().allSatisfy { $0.offset % 4 != 2 || $0.element == 255 })
     }
 }
+
+@Suite struct GIFQualityMeterTests {
+    /// What a viewer sees for tick `k` of a 64x48 test GIF, as palette indices, and the source it stands for.
+    static let (width, height) = (64, 48)
+    static let table: [UInt8] = {
+        var rgb: [UInt8] = []
+        for i in 0..<256 { rgb += [UInt8(i), UInt8((i * 7) & 255), UInt8(255 - i)] }
+        return rgb
+    }()
+    static func indices(_ k: Int) -> [UInt8] {
+        (0..<width * height).map { p -> UInt8 in
+            let x = p % width, y = p / width
+            return UInt8((x * 3 + y * (k + 1) + k * 11) & 255)
+        }
+    }
+    static func source(_ k: Int) -> RGBAImage {
+        var pixels: [UInt8] = []
+        for (p, i) in indices(k).enumerated() {
+            let wobble = UInt8((p * 13 + k * 5) % 9), c = Int(i) * 3
+            pixels += [table[c] &+ wobble, table[c + 1], table[c + 2] &- wobble, 255]
+        }
+        return RGBAImage(width: width, height: height, pixels: pixels)
+    }
+
+    @Test func scoresLateTheSameAsEachTickAtOnce() throws {
+        // Ticks half a second apart are all picked for SSIMULACRA2; with room for 3 to wait, the
+        // oldest are scored as more come, the rest at the end, in order: the same mean and 5th
+        // percentile as scoring each tick when it comes.
+        let tickBytes = 2 * Self.width * Self.height * 4
+        var meter = GIFQualityMeter(width: Self.width, height: Self.height, maxWaitingBytes: 3 * tickBytes)
+        var expected: [Double] = []
+        for k in 0..<10 {
+            let shown = Self.indices(k)
+            meter.draw(left: 0, top: 0, width: Self.width, height: Self.height, disposal: .none, transparentIndex: nil,
+                       table: Self.table, shown: shown)
+            let source = Self.source(k)
+            meter.compare(with: LumaPlane(source), source: source, time: Double(k) * 0.5)
+            #expect(meter.ticksWaiting == min(k + 1, 3))
+            var pixels: [UInt8] = []
+            for i in shown { pixels += [Self.table[Int(i) * 3], Self.table[Int(i) * 3 + 1], Self.table[Int(i) * 3 + 2], 255] }
+            let picture = RGBAImage(width: Self.width, height: Self.height, pixels: pixels)
+            expected.append(try #require(SSIMULACRA2.score(reference: source, distorted: picture)))
+        }
+        meter.finish()
+        #expect(meter.ticksWaiting == 0)
+        #expect(Set(expected).count > 5)
+        #expect(meter.scores == expected)
+        #expect(meter.ssimulacra2 == expected.reduce(0, +) / Double(expected.count))
+        #expect(meter.ssimulacra2P5 == expected.sorted()[0])
+    }
+}

@@ -12,6 +12,10 @@
 /// tick, then the first tick at least 1/rate seconds after the last one scored, and the last tick
 /// (what the GIF ends on) in any case. Which ticks depends only on the output times, so the
 /// figures are deterministic.
+///
+/// The ticks picked are scored late: their pictures wait (up to `maxWaitingBytes`, oldest scored
+/// first when more come) until `finish()`, so a `--max-bytes` pass that stops early, its GIF
+/// thrown away, never pays for them. The scores are the same, taken in the same order.
 struct GIFQualityMeter {
     /// Ticks scored by SSIMULACRA2 per second of output, at most.
     static let ssimulacra2PerSecond = 2.0
@@ -25,12 +29,20 @@ struct GIFQualityMeter {
     private(set) var ticks = 0
     /// The lowest SSIM of one tick.
     private(set) var lowest = 1.0
-    /// SSIMULACRA2 of the ticks scored so far.
-    private var scores: [Double] = []
+    /// SSIMULACRA2 of the ticks scored so far, in tick order.
+    private(set) var scores: [Double] = []
     private var nextScoredTime = -Double.infinity
     /// The latest tick not scored by SSIMULACRA2 (what the viewer saw, the source), kept in
     /// case it is the last.
     private var unscored: (screen: RGBAImage, source: RGBAImage)?
+    /// Ticks picked for SSIMULACRA2, not scored yet (what the viewer saw, the source), oldest first.
+    private var waiting: [(screen: RGBAImage, source: RGBAImage)] = []
+    /// The pictures of ticks waiting for SSIMULACRA2 take at most this many bytes (at least one
+    /// tick waits): 16 ticks, 8 s of output, of a 480x270 GIF; a pass that stops early (at 30%
+    /// of its frames) has scored none of a clip up to about 25 s at that size.
+    static let maxWaitingBytes = 16 * 480 * 270 * 8
+    /// This meter's bound on the waiting pictures (`maxWaitingBytes` but in tests).
+    private let waitingBytes: Int
     /// SSIMULACRA2's planes, made once for the size it scores at.
     private let workspace: SSIMULACRA2Workspace
     /// SSIMULACRA2 scores pictures of at most this many pixels: a larger GIF is scored with both
@@ -40,7 +52,8 @@ struct GIFQualityMeter {
     /// The box side SSIMULACRA2's pictures are averaged over (1: the GIF's own size).
     let reduction: Int
 
-    init(width: Int, height: Int) {
+    init(width: Int, height: Int, maxWaitingBytes: Int = Self.maxWaitingBytes) {
+        waitingBytes = maxWaitingBytes
         screen = LumaPlane(width: width, height: height, values: [UInt8](repeating: 0, count: width * height))
         colours = [UInt8](repeating: 0, count: width * height * 4)
         reduction = Self.reduction(width: width, height: height)
@@ -76,8 +89,8 @@ struct GIFQualityMeter {
     /// The mean SSIM over the ticks compared so far; nil before the first.
     var ssim: Double? { ticks == 0 ? nil : total / Double(ticks) }
 
-    /// The mean SSIMULACRA2 over the ticks scored; nil before the first, or for a GIF under 8
-    /// pixels on a side (SSIMULACRA2 has no score for it).
+    /// The mean SSIMULACRA2 over the ticks scored (all of them after `finish()`); nil before the
+    /// first, or for a GIF under 8 pixels on a side (SSIMULACRA2 has no score for it).
     var ssimulacra2: Double? { scores.isEmpty ? nil : scores.reduce(0, +) / Double(scores.count) }
 
     /// The 5th percentile of the ticks' SSIMULACRA2 (nearest rank): the worst stretch of the GIF.
@@ -133,7 +146,7 @@ struct GIFQualityMeter {
         let shown = Self.reduced(colours, width: screen.width, height: screen.height, by: reduction)
         let source = Self.reduced(wanted.pixels, width: wanted.width, height: wanted.height, by: reduction)
         if time >= nextScoredTime {
-            score(shown, against: source)
+            wait(shown, source)
             nextScoredTime = time + 1 / Self.ssimulacra2PerSecond
             unscored = nil
         } else {
@@ -141,10 +154,25 @@ struct GIFQualityMeter {
         }
     }
 
-    /// The stream ended: scores the last tick if the sampling passed it over.
+    /// The stream ended: scores the ticks waiting, and the last tick if the sampling passed it over.
     mutating func finish() {
-        if let (shown, source) = unscored { score(shown, against: source) }
+        if let (shown, source) = unscored { wait(shown, source) }
         unscored = nil
+        for tick in waiting { score(tick.screen, against: tick.source) }
+        waiting.removeAll()
+    }
+
+    /// Ticks picked for SSIMULACRA2 and not scored yet.
+    var ticksWaiting: Int { waiting.count }
+
+    /// Puts a tick in line for SSIMULACRA2, scoring the oldest ones first past `maxWaitingBytes`.
+    private mutating func wait(_ shown: RGBAImage, _ source: RGBAImage) {
+        waiting.append((shown, source))
+        let tickBytes = shown.pixels.count + source.pixels.count
+        while waiting.count > 1, waiting.count * tickBytes > waitingBytes {
+            let oldest = waiting.removeFirst()
+            score(oldest.screen, against: oldest.source)
+        }
     }
 
     private mutating func score(_ shown: RGBAImage, against source: RGBAImage) {
