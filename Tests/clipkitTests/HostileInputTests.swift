@@ -337,7 +337,8 @@ extension Hostile {
 
         /// A cut file whose index promises 20 frames where 8 are: the passes' projections run 2.5x
         /// high, so the fit must learn the real count (it made a GIF at 40% of the limit, and
-        /// "no GIF fits" at limits a narrow GIF meets), and "nothing fits" must name a size made.
+        /// "no GIF fits" at limits a narrow GIF meets), the narrowest picture must try the levels
+        /// below the floor, and "nothing fits" must name a size made.
         @Test func maxBytesFitsAClipShorterThanItsIndexPromises() throws {
             let input = Self.hostile("duration_overstated.mp4")
             let dir = Fixture.scratchDirectory()
@@ -345,12 +346,18 @@ extension Hostile {
             // passes allowed run out before the search climbs back).
             let fits = try Self.fit(input, limits: [30_000], in: dir) + Self.fit(input, limits: [15_000], share: 0.5, in: dir)
             #expect(fits.count == 2 && fits.allSatisfy { $0.1.count >= 6 }, "\(fits)")
-            let tiny = try Spawn.clipkit(["gif", input.path, "-o", "tiny.gif", "--max-bytes", "5000"], in: dir, killAfter: 90)
-            Self.expectBounded(tiny, "gif --max-bytes 5000", seconds: 60)
+            // 5 KB: not at level 80 even 16 px wide (11.7 KB); a level below it, 16 px wide, fits.
+            let narrow = try Self.fit(input, limits: [5000], share: 0.5, in: dir)
+            #expect(narrow.count == 1 && narrow.allSatisfy { $0.1.count >= 6 }, "\(narrow)")
+            let narrowGIF = try #require(try Decoded.gif(dir.appendingPathComponent("fit5000.gif"), keep: 1).canvases.first)
+            #expect(narrowGIF.width == 16, "\(narrowGIF.width)x\(narrowGIF.height)")
+            // 1.5 KB: level 1 at 16 px is 1.9 KB, so nothing fits.
+            let tiny = try Spawn.clipkit(["gif", input.path, "-o", "tiny.gif", "--max-bytes", "1500"], in: dir, killAfter: 90)
+            Self.expectBounded(tiny, "gif --max-bytes 1500", seconds: 60)
             #expect(tiny.exitStatus == 1 && tiny.errorLines.count == 1, "\(tiny)")
-            // What the narrowest made for certain: its exact size, or that it passed the limit.
-            #expect(tiny.stderr.contains("the smallest clipkit makes (16x") && !tiny.stderr.contains("projected")
-                    && (tiny.stderr.contains(") is ") || tiny.stderr.contains("passes 5000 bytes before its end")), "\(tiny.stderr)")
+            // What the narrowest made at the lowest level for certain: its exact size, or that it passed the limit.
+            #expect(tiny.stderr.contains("the smallest clipkit makes (16x12, --quality 1)") && !tiny.stderr.contains("projected")
+                    && (tiny.stderr.contains(") is ") || tiny.stderr.contains("passes 1500 bytes before its end")), "\(tiny.stderr)")
             #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("tiny.gif").path))
         }
 

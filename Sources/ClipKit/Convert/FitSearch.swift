@@ -39,6 +39,13 @@ struct FitSearch {
                          coordinate: logSize, nominalSlope: 1, maxPasses: 5)
     }
 
+    /// The levels below `floor` (the levels' bottom) down to 1, from 1 up: the last resort at
+    /// the narrowest width. nil when there are none.
+    static func levels(below floor: Int, limit: Int) -> FitSearch? {
+        guard floor > 1 else { return nil }
+        return FitSearch(limit: limit, top: floor - 1, bottom: 1, start: 1, coordinate: logSize, nominalSlope: 1, maxPasses: 5)
+    }
+
     /// The widths below the one whose GIF was `over` (recorded as the first probe).
     static func widths(limit: Int, below over: FitProbe, maxPasses: Int = 5) -> FitSearch {
         var search = FitSearch(limit: limit, top: over.width, bottom: min(smallestWidth, over.width), start: over.width,

@@ -132,7 +132,22 @@ extension ConversionRun {
             // and the lowest over are searched again, exactly.
             let narrowest = widths.bottom
             if let known = widths.probes.last(where: { $0.value == narrowest })?.probe, known.over, known.pastLimit || known.complete {
-                throw noFit(known, level: levels.bottom, limit: maxBytes)
+                // The levels below the floor at that width, before "nothing fits": at a few dozen
+                // pixels the colour table is most of the bytes (a 160x90 still at 900 B: 16 px
+                // wide, level 80 takes 966 B, 144 colours in a 256-entry table; level 40 548 B).
+                // Level 1 first, the smallest GIF clipkit makes: over, nothing fits.
+                var narrow = asked
+                narrow.size = .width(narrowest)
+                guard var lower = FitSearch.levels(below: levels.bottom, limit: maxBytes),
+                      GIFSettings(narrow.moved(toQuality: lower.bottom)) != GIFSettings(narrow.moved(toQuality: levels.bottom)) else {
+                    throw noFit(known, level: levels.bottom, limit: maxBytes)
+                }
+                exact = true
+                while let level = lower.next() {
+                    if let done = try attempt(narrow.moved(toQuality: level), at: level, in: &lower,
+                                              mayStopUnder: lower.mayStopUnder(at: level)) { return done }
+                }
+                throw noFit(lower.probes.first { $0.value == lower.bottom }?.probe ?? known, level: lower.bottom, limit: maxBytes)
             }
             guard !triedNarrowest else {
                 throw noFit(widths.lowestOver?.probe ?? miss, level: levels.bottom, limit: maxBytes)
