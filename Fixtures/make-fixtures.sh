@@ -215,4 +215,10 @@ say fps60.mkv "H.264 64x48 60 fps, 1 s, Matroska"
 "${FF[@]}" -f lavfi -i "testsrc2=size=160x120:rate=10:duration=3" "${X264[@]}" -g 10 -bf 2 -pix_fmt yuv420p -f h264 "$out/raw_annexb.h264"
 say raw_annexb.h264 "raw H.264 160x120 10 fps, 3 s, no timestamps"
 
+# 28. calm_end.mp4: 1.2 s of testsrc2, then its last picture held for 2.8 s (10 fps, 40 frames):
+#     --max-bytes projects from the first 30% of the frames, all moving, and is 3x off.
+"${FF[@]}" -f lavfi -i "testsrc2=size=160x120:rate=10:duration=1.2" -vf "tpad=stop_mode=clone:stop_duration=2.8,format=yuv420p" \
+    "${X264[@]}" -crf 18 "${BITEXACT[@]}" -movflags +faststart "$out/calm_end.mp4"
+say calm_end.mp4 "H.264 160x120 10 fps 4 s, still after 1.2 s"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

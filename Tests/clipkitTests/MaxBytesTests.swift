@@ -100,6 +100,22 @@ import TestSupport
         #expect(run.stdout.contains("\"width\":160") && bytes <= limit, "\(run.stdout)")
     }
 
+    /// A clip still after its first 30%: every pass projected from moving frames is 3x over, so
+    /// the widths ran out and a GIF at 36% of the limit (60% at the default's size) was written.
+    /// A pass that runs to its end far under shows the projections wrong: then every pass is exact.
+    @Test(arguments: [1.0, 0.9, 0.5])
+    func aClipCalmAfterItsStartFitsNearTheLimit(_ fraction: Double) throws {
+        let dir = Fixture.scratchDirectory()
+        let clip = Fixture.url("video/calm_end.mp4")
+        #expect(try CLI.run(["gif", clip.path, "-o", "default.gif"], in: dir).status == 0)
+        let limit = Int(Double(try size(dir.appendingPathComponent("default.gif"))) * fraction)
+        let run = try CLI.run(["gif", clip.path, "-o", "fit.gif", "--max-bytes", "\(limit)"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        let bytes = try size(dir.appendingPathComponent("fit.gif"))
+        #expect(bytes <= limit && Double(bytes) >= 0.9 * Double(limit), "\(bytes) bytes for a limit of \(limit)")
+        #expect(try Decoded.gif(dir.appendingPathComponent("fit.gif"), keep: 0).delays.reduce(0, +) == 400)
+    }
+
     @Test func aLimitTooSmallIsAnErrorAndWritesNothing() throws {
         let dir = Fixture.scratchDirectory()
         let run = try CLI.run(["gif", Self.clip.path, "-o", "tiny.gif", "--max-bytes", "3KB"], in: dir)

@@ -105,9 +105,12 @@ struct FitSearch {
     }
 
     /// Drops the probes whose sizes were projected: a pass learned that the frame count they were
-    /// projected with was wrong. `uncounting`: their passes no longer count against `maxPasses`.
+    /// projected with was wrong, or projections misled. A pass stopped by its own bytes passing
+    /// the limit stays, over for certain, at the one size certain of it (just over the limit; its
+    /// projection could mislead the next guess). `uncounting`: their passes no longer count against `maxPasses`.
     mutating func forgetProjections(uncounting: Bool = false) {
-        probes.removeAll { !$0.probe.complete }
+        probes.removeAll { !$0.probe.complete && !$0.probe.pastLimit }
+        for i in probes.indices where !probes[i].probe.complete { probes[i].probe.bytes = limit + 1 }
         if uncounting { passes = min(passes, probes.count) }
     }
 

@@ -47,11 +47,14 @@ extension ConversionRun {
         // The frame count, once a pass has shown the producer's to be wrong (or missing).
         var frameCount: Int?
         // Once projections have proved wrong for this clip (one value projected under and over,
-        // or a value expected under found over), every pass is exact: it runs to its end or
+        // a value expected under found over, or a pass projected in the band ending far under),
+        // every pass is exact: it runs to its end or
         // until its own bytes pass the limit. Slower, never misled (a clip black or calm at
         // first projects far under from its first 30%).
         var exact = false
-        // A pass has just learned the frame count (the container's was wrong).
+        // A pass has just shown what the passes before it projected to be wrong: it learned the
+        // frame count (the container's was wrong), or projections proved misleading. Their
+        // passes are given back, and levels judged over only by projection are searched again.
         var recounted = false
         // The exact top level has been tried for a flat curve.
         var flatTried = false
@@ -70,9 +73,15 @@ extension ConversionRun {
                 if frameCount == nil { recounted = true }
                 frameCount = frames
                 search.forgetProjections(uncounting: recounted)
-            } else if !exact, (earlier.map { $0.over != probe.over } ?? false) || (value == search.settled && probe.over) {
+            } else if !exact, (earlier.map { $0.over != probe.over } ?? false) || (value == search.settled && probe.over)
+                        || (probe.complete && !probe.over) {
+                // (The last: a pass that could stop at its checkpoint ran to its end and came in
+                // far under: its projection missed, or the clip was too short to project. A
+                // clip calm after moving first: every pass projected 3x over from its first 30%,
+                // and the widths ran out at 36% of the limit.)
                 exact = true
-                search.forgetProjections()
+                recounted = true
+                search.forgetProjections(uncounting: true)
             }
             search.record(probe, at: value)
             return nil
@@ -119,8 +128,8 @@ extension ConversionRun {
                 smaller.size = .width(width)
                 recounted = false
                 if let done = try attempt(smaller, at: width, in: &widths, mayStopUnder: widths.mayStopUnder(at: width)) { return done }
-                // The levels were judged over with a count that proved wrong: they are searched
-                // again with the right one before the picture is made narrower.
+                // The levels were judged over with a count (or projections) that proved wrong:
+                // they are searched again before the picture is made narrower.
                 if recounted, !levels.probes.contains(where: { $0.probe.over && ($0.probe.complete || $0.probe.pastLimit) }) {
                     levels.forgetProjections(uncounting: true)
                     continue search
