@@ -131,15 +131,12 @@ struct GIFPassWriter: Sendable {
                 if let maxBytes = options.maxBytes {
                     // A count that proved wrong (or was missing) made every projection wrong: this
                     // pass's exact size, and the count, go to the search. So does a size far under
-                    // the limit while a higher value is untried, whatever the checkpoint projected:
-                    // a wrong count, a clip too short to project, or one calmer after its first 30%
-                    // (10 pictures over 701 s: projected at 88% at one level, the next one, projected
-                    // in the band, was written at 65% of the limit).
+                    // the limit while a higher value is untried, or while projections are trusted
+                    // (`mayStopEarly`; then it proves them wrong, whatever the checkpoint projected:
+                    // 10 pictures over 701 s, projected in the band, were written at 65% of the
+                    // limit). A count that proved wrong reports far under even when the search
+                    // thought no higher value worth a pass: its overs were projected with that count.
                     let learned = expectedCount == done ? nil : done
-                    // (A count that proved wrong reports far under even when the search thought no
-                    // higher value worth a pass: its overs were projected with that count.)
-                    // While projections are trusted (`mayStopEarly`), a pass that ran to its end
-                    // far under proves them wrong, even when the search had no pass left for a higher value.
                     let under = (mayStopUnder || mayStopEarly || learned != nil) && Double(result.bytes) < Self.underShare * Double(maxBytes)
                     if result.bytes > maxBytes || under {
                         return .missed(FitProbe(bytes: result.bytes, width: result.width, height: result.height, over: !under,
