@@ -98,8 +98,9 @@ import TestSupport
         #expect(!recording.isComplete)
     }
 
-    /// The GIF `--max-bytes` writes with the pictures replayed equals the one written when every
-    /// pass decodes (a `--max-memory` whose fifth cannot hold them turns the recording off).
+    /// The GIF `--max-bytes` writes with the pictures replayed (recorded by its first pass, or by
+    /// the decode of a WebP beside it) equals the one written when every pass decodes (a
+    /// `--max-memory` whose fifth cannot hold them turns the recording off).
     @Test(arguments: ["motion.mp4", "rotated90.mov", "seek_bframes_edit.mp4"])
     func maxBytesWritesTheSameGIFWithAndWithoutTheRecording(_ name: String) throws {
         let dir = Fixture.scratchDirectory()
@@ -110,10 +111,20 @@ import TestSupport
             let limit = "\(Int(Double(full) * fraction))"
             let cached = try CLI.run(["gif", clip, "-o", "cached.gif", "--max-bytes", limit, "--force"], in: dir)
             let decoded = try CLI.run(["gif", clip, "-o", "decoded.gif", "--max-bytes", limit, "--max-memory", "\(6 << 20)", "--force"], in: dir)
-            #expect(cached.status == decoded.status, "\(name): \(cached.stderr) / \(decoded.stderr)")
+            // With a WebP beside it, the WebP's decode records the pictures and no GIF pass decodes.
+            let companion = try CLI.run(["gif", clip, "-o", "companion.gif", "-o", "companion.webp", "--max-bytes", limit, "--force"], in: dir)
+            let companionDecoded = try CLI.run(["gif", clip, "-o", "companion-decoded.gif", "-o", "companion-decoded.webp", "--max-bytes", limit,
+                                                "--max-memory", "\(6 << 20)", "--force"], in: dir)
+            #expect(cached.status == decoded.status && companion.status == decoded.status && companionDecoded.status == decoded.status,
+                    "\(name): \(cached.stderr) / \(decoded.stderr) / \(companion.stderr) / \(companionDecoded.stderr)")
             if cached.status == 0 {
-                #expect(try Data(contentsOf: dir.appendingPathComponent("cached.gif")) == Data(contentsOf: dir.appendingPathComponent("decoded.gif")),
-                        "\(name) at \(limit) bytes")
+                // (A GIF with a WebP beside it carries another fingerprint comment: compared with its own kind.)
+                for (gif, reference) in [("cached.gif", "decoded.gif"), ("companion.gif", "companion-decoded.gif")] {
+                    #expect(try Data(contentsOf: dir.appendingPathComponent(gif)) == Data(contentsOf: dir.appendingPathComponent(reference)),
+                            "\(name): \(gif) at \(limit) bytes")
+                }
+                #expect(try Data(contentsOf: dir.appendingPathComponent("companion.webp")) == Data(contentsOf: dir.appendingPathComponent("companion-decoded.webp")),
+                        "\(name): the WebP at \(limit) bytes")
             }
         }
     }

@@ -81,19 +81,18 @@ enum AnimationStage {
 
 extension ConversionRun {
     /// The WebP/MP4 outputs alone, finished but not committed (`--max-bytes`: its GIF passes may
-    /// change the picture's size).
+    /// change the picture's size). Their decode records the pictures for the GIF's passes, which
+    /// then decode nothing (`FrameCache`).
     func encodeAnimations(options: GIFOptions) throws -> [FinishedAnimation] {
         guard case .video(let url) = source else { return [] }
         let reader = try VideoReader(url: url, limits: options.limits, fullProbe: true, defaultOptions: nil)
         var read = readOptions(options)
         read.queueCapacity = try Self.queueCapacity(info: reader.info, options: options, path: url.path)
         let producer = try reader.makeProducer(options: read)
+        let recording = producer is FrameDecoder ? frameCache?.recording(pictures: producer.expectedCount, of: reader.info.decodedPictureBytes) : nil
         let pipeline = Pipeline()
         defer { pipeline.stop() }
-        let decoded = pipeline.stage("\(stageLabel).decode", capacity: read.queueCapacity) { [read] (queue: BoundedQueue<DecodedMessage>) in
-            var output = FrameOutput(queue: queue, options: read)
-            try producer.run(into: &output)
-        }
+        let decoded = decodeStage(pipeline, read: read, from: DecodeHandoff((producer, recording)))
         let branches = pipeline.tee("\(stageLabel).tee", from: decoded, count: outputs.animations.count, capacity: 2)
         let sinks = animationSinks(pipeline, targets: outputs.animations, branches: branches, options: options)
         return try Self.finished(sinks, path: url.path)

@@ -137,22 +137,10 @@ struct ConversionRun: Sendable {
         let read = opened.read, capacity = read.queueCapacity
         let globalPalette = opened.globalPalette, transparentFrames = opened.transparentFrames
         let expectedCount = frameCount ?? opened.expectedCount
-        // Handed to the decode thread whole, so that the pictures can move on to the next pass from there.
-        let handoff = LockedBox<(producer: (any FrameProducer)?, pictures: DecodedFrames?)?>((opened.producer, opened.pictures))
         let pipeline = Pipeline()
         defer { pipeline.stop() }
-        let decoded = pipeline.stage("\(stageLabel).decode", capacity: capacity) { [frameCache, path] (queue: BoundedQueue<DecodedMessage>) in
-            guard let (producer, pictures) = handoff.withLock({ $0.take() }) else { return }
-            var output = FrameOutput(queue: queue, options: read)
-            if let producer {
-                output.recording = pictures
-                try producer.run(into: &output)
-            } else if let pictures {
-                try DecodedFramesReplay.run(pictures, options: read, path: path, into: &output)
-            }
-            // The pictures recorded or replayed, for the next pass (kept when complete).
-            if let frameCache, let pictures { frameCache.keep(pictures, for: read) }
-        }
+        // Handed to the decode thread whole, so that the pictures can move on to the next pass from there.
+        let decoded = decodeStage(pipeline, read: read, from: DecodeHandoff((opened.producer, opened.pictures)))
         // One branch of the decoded frames per sink: the GIF's quantiser, the poster, each animation.
         let targets = animations.targets
         let sinks = (outputs.gif == nil ? 0 : 1) + (outputs.poster == nil ? 0 : 1) + targets.count
@@ -209,6 +197,27 @@ struct ConversionRun: Sendable {
         try commit.commit()
         let warnings = gif?.warnings ?? finished.first?.warnings ?? []
         return .written(ConversionResult(gif: gif, animations: finished.map(\.committedResult), warnings: warnings))
+    }
+
+    /// A decode stage's producer and pictures, taken by its thread.
+    typealias DecodeHandoff = LockedBox<(producer: (any FrameProducer)?, pictures: DecodedFrames?)?>
+
+    /// A pass's decode stage: the producer (recording its pictures into `pictures` for the passes
+    /// after it), or, without one, `pictures` replayed; the pictures are kept for the next pass
+    /// when complete (`FrameCache`).
+    func decodeStage(_ pipeline: Pipeline, read: FrameReadOptions, from handoff: DecodeHandoff) -> BoundedQueue<DecodedMessage> {
+        pipeline.stage("\(stageLabel).decode", capacity: read.queueCapacity) { [frameCache, path] (queue: BoundedQueue<DecodedMessage>) in
+            guard let (producer, pictures) = handoff.withLock({ $0.take() }) else { return }
+            var output = FrameOutput(queue: queue, options: read)
+            if let producer {
+                output.recording = pictures
+                try producer.run(into: &output)
+            } else if let pictures {
+                try DecodedFramesReplay.run(pictures, options: read, path: path, into: &output)
+            }
+            // The pictures recorded or replayed, for the next pass (kept when complete).
+            if let frameCache, let pictures { frameCache.keep(pictures, for: read) }
+        }
     }
 
     /// The poster: the first decoded frame as a PNG (RGBA when it has transparent pixels, like a thumbnail).
