@@ -17,7 +17,11 @@ struct FitSearch {
     let start: Int
     let coordinate: (Int) -> Double
     let nominalSlope: Double
-    let maxPasses: Int
+    /// Passes allowed (raised to `exactPasses` once projections have misled: `forgetProjections`).
+    var maxPasses: Int
+    /// Passes allowed once every pass is exact: a pass stopped past the limit says only that it
+    /// is over, so the search converges more slowly (as the narrowest picture's re-search does).
+    static let exactPasses = 8
     /// What the next value aims at, as a share of the limit (projections run a few percent low).
     /// With `GIFPassWriter.underShare` 0.90 and `overShare` 1.01 the twelve bench-harness fits
     /// (four clips at 25/50/75% of the default) land at 92.3-99.7% of the limit, 1.4-2.9x the
@@ -110,6 +114,7 @@ struct FitSearch {
     /// projection could mislead the next guess). `uncounting`: their passes no longer count against `maxPasses`.
     mutating func forgetProjections(uncounting: Bool = false) {
         probes.removeAll { !$0.probe.complete && !$0.probe.pastLimit }
+        maxPasses = max(maxPasses, Self.exactPasses)
         for i in probes.indices where !probes[i].probe.complete { probes[i].probe.bytes = limit + 1 }
         if uncounting { passes = min(passes, probes.count) }
     }

@@ -168,7 +168,7 @@ extension ConversionRun {
             // have been wrong), else the full width.
             let certain = widths.probes.filter { $0.probe.over && ($0.probe.pastLimit || $0.probe.complete) && $0.value > narrowest }
             // (Exact passes, bracketed by the narrowest: a few more of them to converge.)
-            var again = FitSearch.widths(limit: maxBytes, below: certain.min { $0.value < $1.value }?.probe ?? miss, maxPasses: 8)
+            var again = FitSearch.widths(limit: maxBytes, below: certain.min { $0.value < $1.value }?.probe ?? miss, maxPasses: FitSearch.exactPasses)
             if let done = try attempt(smaller, at: narrowest, in: &again, mayStopUnder: true) { return done }
             widths = again
         }
