@@ -36,11 +36,13 @@ struct FitSearch {
     /// A value projected under the limit, to be written whatever its projection.
     private(set) var settled: Int?
 
-    /// The `--quality` levels from `top` (the level given, else 100) down to `floor`.
-    static func levels(limit: Int, top: Int) -> FitSearch {
-        let top = min(max(top, 1), 100)
-        return FitSearch(limit: limit, top: top, bottom: min(floor, top), start: min(top, levelStart),
-                         coordinate: logSize, nominalSlope: 1, maxPasses: 5)
+    /// The `--quality` levels from `top` (the level given, else 100) down to `floor`, from
+    /// `levelStart`; `exact`: from the floor up, with `exactPasses` (the passes run to their end:
+    /// over at the floor, every level is, a level's bytes rising with it).
+    static func levels(limit: Int, top: Int, exact: Bool = false) -> FitSearch {
+        let top = min(max(top, 1), 100), bottom = min(floor, top)
+        return FitSearch(limit: limit, top: top, bottom: bottom, start: exact ? bottom : min(top, levelStart),
+                         coordinate: logSize, nominalSlope: 1, maxPasses: exact ? exactPasses : 5)
     }
 
     /// The levels below `floor` (the levels' bottom) down to 1, from 1 up: the last resort at
