@@ -47,10 +47,10 @@ extension ConversionRun {
         // The frame count, once a pass has shown the producer's to be wrong (or missing).
         var frameCount: Int?
         // Once projections have proved wrong for this clip (one value projected under and over,
-        // a value expected under found over, or a pass projected in the band ending far under),
-        // every pass is exact: it runs to its end or
-        // until its own bytes pass the limit. Slower, never misled (a clip black or calm at
-        // first projects far under from its first 30%).
+        // a value expected under found over, or a pass that could stop early running to its end
+        // far under), every pass is exact: it runs to its end or until its own bytes pass the
+        // limit. Slower, never misled (a clip black or calm at first projects far under or over
+        // from its first 30%).
         var exact = false
         // A pass has just shown what the passes before it projected to be wrong: it learned the
         // frame count (the container's was wrong), or projections proved misleading. Their
