@@ -141,4 +141,33 @@ import TestSupport
         #expect(meter.ssimulacra2 == expected.reduce(0, +) / Double(expected.count))
         #expect(meter.ssimulacra2P5 == expected.sorted()[0])
     }
+
+    @Test func aStillStretchRepeatsItsScoresWithoutMeasuringAgain() throws {
+        // Tick by tick, which GIF image is shown and which source it stands for: the same
+        // pictures held (0 0 0, 1 1, 2 2 2), and the same image against a new source (2 / 3).
+        let ticks = [(0, 0), (0, 0), (0, 0), (1, 1), (1, 1), (2, 2), (2, 2), (2, 3), (2, 3)]
+        var meter = GIFQualityMeter(width: Self.width, height: Self.height)
+        var (scores, ssims): ([Double], [Double]) = ([], [])
+        var drawn = -1
+        for (k, (image, source)) in ticks.enumerated() {
+            if image != drawn {
+                meter.draw(left: 0, top: 0, width: Self.width, height: Self.height, disposal: .none, transparentIndex: nil,
+                           table: Self.table, shown: Self.indices(image))
+                drawn = image
+            }
+            let wanted = Self.source(source)
+            meter.compare(with: LumaPlane(wanted), source: wanted, time: Double(k) * 0.5)
+            var pixels: [UInt8] = []
+            for i in Self.indices(image) { pixels += [Self.table[Int(i) * 3], Self.table[Int(i) * 3 + 1], Self.table[Int(i) * 3 + 2], 255] }
+            let shown = RGBAImage(width: Self.width, height: Self.height, pixels: pixels)
+            scores.append(try #require(SSIMULACRA2.score(reference: wanted, distorted: shown)))
+            ssims.append(SSIM.of(LumaPlane(shown), LumaPlane(wanted)))
+        }
+        // Nine ticks picked, four different pairs of pictures among them.
+        #expect(meter.ticksWaiting == ticks.count)
+        meter.finish()
+        #expect(meter.scores == scores)
+        #expect(Set(scores).count == 4)
+        #expect(abs((meter.ssim ?? 0) - ssims.reduce(0, +) / Double(ssims.count)) < 1e-12)
+    }
 }

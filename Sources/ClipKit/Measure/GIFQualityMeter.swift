@@ -15,7 +15,9 @@
 ///
 /// The ticks picked are scored late: their pictures wait (up to `maxWaitingBytes`, oldest scored
 /// first when more come) until `finish()`, so a `--max-bytes` pass that stops early, its GIF
-/// thrown away, never pays for them. The scores are the same, taken in the same order.
+/// thrown away, never pays for them. A tick that shows what the tick before it showed, against
+/// the same source, is not scored again: it repeats that score (a still stretch costs a
+/// comparison, not a measurement). The figures are the same, the scores taken in the same order.
 struct GIFQualityMeter {
     /// Ticks scored by SSIMULACRA2 per second of output, at most.
     static let ssimulacra2PerSecond = 2.0
@@ -35,8 +37,19 @@ struct GIFQualityMeter {
     /// The latest tick not scored by SSIMULACRA2 (what the viewer saw, the source), kept in
     /// case it is the last.
     private var unscored: (screen: RGBAImage, source: RGBAImage)?
-    /// Ticks picked for SSIMULACRA2, not scored yet (what the viewer saw, the source), oldest first.
-    private var waiting: [(screen: RGBAImage, source: RGBAImage)] = []
+    /// Ticks picked for SSIMULACRA2, not scored yet (what the viewer saw, the source), oldest
+    /// first; nil for a tick whose pictures are the ones of the tick picked before it.
+    private var waiting: [(screen: RGBAImage, source: RGBAImage)?] = []
+    /// Bytes of the pictures in `waiting`.
+    private var waitingPictureBytes = 0
+    /// The pictures of the last tick picked, to know a repeat.
+    private var lastPicked: (screen: RGBAImage, source: RGBAImage)?
+    /// The score of the last tick scored (nil: none yet, or no score for its size).
+    private var lastScore: Double?
+    /// What the viewer sees has not changed since the last tick compared, whose luma and SSIM these are.
+    private var screenUnchanged = false
+    private var lastLuma: LumaPlane?
+    private var lastSSIM = 0.0
     /// The pictures of ticks waiting for SSIMULACRA2 take at most this many bytes (at least one
     /// tick waits): 16 ticks, 8 s of output, of a 480x270 GIF; a pass that stops early (at 30%
     /// of its frames) has scored none of a clip up to about 25 s at that size.
@@ -105,6 +118,7 @@ struct GIFQualityMeter {
                        transparentIndex: Int?, table: [UInt8], shown: [UInt8]) {
         if let rect = clearBeforeNext { fill(rect) }
         clearBeforeNext = nil
+        screenUnchanged = false
         var luma = [UInt8](repeating: 0, count: 256)
         var rgb = [UInt8](repeating: 0, count: 256 * 3)
         for i in 0..<min(256, table.count / 3) {
@@ -138,7 +152,9 @@ struct GIFQualityMeter {
     /// seconds): its luma always, its colours (`source`) when the tick is sampled.
     mutating func compare(with luma: LumaPlane, source: RGBAImage?, time: Double) {
         guard luma.width == screen.width, luma.height == screen.height else { return }
-        let value = SSIM.of(screen, luma)
+        // Nothing drawn since the last tick and the same source: the same SSIM.
+        let value = screenUnchanged && lastLuma == luma ? lastSSIM : SSIM.of(screen, luma)
+        (lastSSIM, lastLuma, screenUnchanged) = (value, luma, true)
         total += value
         ticks += 1
         lowest = min(lowest, value)
@@ -158,25 +174,34 @@ struct GIFQualityMeter {
     mutating func finish() {
         if let (shown, source) = unscored { wait(shown, source) }
         unscored = nil
-        for tick in waiting { score(tick.screen, against: tick.source) }
-        waiting.removeAll()
+        while !waiting.isEmpty { scoreOldest() }
     }
 
     /// Ticks picked for SSIMULACRA2 and not scored yet.
     var ticksWaiting: Int { waiting.count }
 
-    /// Puts a tick in line for SSIMULACRA2, scoring the oldest ones first past `maxWaitingBytes`.
+    /// Puts a tick in line for SSIMULACRA2 (as a repeat when its pictures are the last tick's),
+    /// scoring the oldest ones first past `maxWaitingBytes`.
     private mutating func wait(_ shown: RGBAImage, _ source: RGBAImage) {
-        waiting.append((shown, source))
-        let tickBytes = shown.pixels.count + source.pixels.count
-        while waiting.count > 1, waiting.count * tickBytes > waitingBytes {
-            let oldest = waiting.removeFirst()
-            score(oldest.screen, against: oldest.source)
+        if let last = lastPicked, last.screen == shown, last.source == source {
+            waiting.append(nil)
+            return
         }
+        waiting.append((shown, source))
+        waitingPictureBytes += shown.pixels.count + source.pixels.count
+        lastPicked = (shown, source)
+        while waitingPictureBytes > waitingBytes, waiting.count > 1 { scoreOldest() }
     }
 
-    private mutating func score(_ shown: RGBAImage, against source: RGBAImage) {
-        if let value = SSIMULACRA2.score(reference: source, distorted: shown, workspace: workspace) { scores.append(value) }
+    /// Scores the oldest tick waiting (a repeat takes the score before it).
+    private mutating func scoreOldest() {
+        guard let tick = waiting.removeFirst() else {
+            if let lastScore { scores.append(lastScore) }
+            return
+        }
+        waitingPictureBytes -= tick.screen.pixels.count + tick.source.pixels.count
+        lastScore = SSIMULACRA2.score(reference: tick.source, distorted: tick.screen, workspace: workspace)
+        if let lastScore { scores.append(lastScore) }
     }
 
     /// A cleared rectangle shows nothing: black, as a transparent pixel is measured.
