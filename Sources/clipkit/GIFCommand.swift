@@ -73,23 +73,23 @@ struct GIFCommand: ParsableCommand {
     @Option(help: "Playback speed: 2 plays twice as fast (drops frames rather than write delays under 2 cs).")
     var speed: Double = 1
 
-    @Option(help: "Colours per palette, 2 to 256.")
-    var colors: Int = 256
+    @Option(help: ArgumentHelp("Colours per palette, 2 to 256 (default 256).", valueName: "n"))
+    var colors: Int?
 
-    @Option(help: ArgumentHelp("Dithering: floyd-steinberg, sierra, bayer (ordered, smaller files, no crawling) or none.", valueName: "mode"))
-    var dither: String = DitherMethod.floydSteinberg.rawValue
+    @Option(help: ArgumentHelp("Dithering: floyd-steinberg (the default), sierra, bayer (ordered, smaller files, no crawling) or none.", valueName: "mode"))
+    var dither: String?
 
     @Option(help: ArgumentHelp("per-frame (each frame its own best colours) or global (one palette for the clip).", valueName: "kind"))
     var palette: String = PaletteMode.perFrame.rawValue
 
-    @Option(help: ArgumentHelp("Colour change below which a pixel counts as unchanged between frames (0 = exact; larger = smaller files). A changed pixel may also keep what is already shown where that is about as close to it as a fresh colour (within 60, never more than this; under --lossy, at least as close).", valueName: "n"))
-    var threshold: Int = GIFOptions().changeThreshold
+    @Option(help: ArgumentHelp("Colour change below which a pixel counts as unchanged between frames (0 = exact; larger = smaller files). A changed pixel may also keep what is already shown where that is about as close to it as a fresh colour (within 60, never more than this; under --lossy, at least as close). Default \(GIFOptions().changeThreshold).", valueName: "n"))
+    var threshold: Int?
 
-    @Option(help: ArgumentHelp("Lossy LZW compression, 0 (off, exact) to 1000: higher gives smaller files with more noise; 20 to 80 is a good range.", valueName: "n"))
-    var lossy: Int = 0
+    @Option(help: ArgumentHelp("Lossy LZW compression, 0 (off, exact; the default) to 1000: higher gives smaller files with more noise; 20 to 80 is a good range. Given with --max-bytes (even 0), it stays.", valueName: "n"))
+    var lossy: Int?
 
     @Option(help: ArgumentHelp("Stop adding colours to a frame's palette once it is this close to the frame's pixels (mean squared RGB distance, weighted 3:4:2), up to --colors: frames that need fewer colours (flat screen content) get fewer, which saves bytes. 0 (the default) always takes --colors; --quality sets 60 (30 at 95, 0 at 100). A frame whose colours all fit stays exact.", valueName: "n"))
-    var paletteError: Int = 0
+    var paletteError: Int?
 
     @Option(help: ArgumentHelp("One knob for size against fidelity, 1-100: sets --colors, --threshold, --lossy and --palette-error (Floyd-Steinberg dithering stays on) along the bytes/SSIMULACRA2 frontier measured on natural clips (options given explicitly win). 100 draws every change exactly (threshold 0, no lossy): the largest and best; the default output (no --quality) is not on the scale. Below 90 colours fall as lossy rises (192 colours and lossy 80 at 75, 128 and 150 at 50); the threshold stays near 0 down to 50, then rises (20 at 40, 60 at 25, 2000 at 1). WebP: its lossy quality (default 80).", valueName: "q"))
     var quality: Int?
@@ -132,19 +132,26 @@ struct GIFCommand: ParsableCommand {
         }
         if let end { options.end = try ClipTime.seconds(end, option: "--end") }
         options.speed = speed
-        options.colors = colors
-        guard threshold >= 0 else { throw ClipKitError.invalidOption(name: "--threshold", reason: "must be 0 or more") }
-        options.changeThreshold = threshold
-        options.lossy = lossy
-        guard (0...GIFOptions.maxPaletteError).contains(paletteError) else {
-            throw ClipKitError.invalidOption(name: "--palette-error", reason: "must be 0 to \(GIFOptions.maxPaletteError), got \(paletteError)")
+        // Settings given explicitly stay under --quality and --max-bytes, even at their defaults.
+        if let colors { options.colors = colors; options.givenSettings.insert(.colors) }
+        if let threshold {
+            guard threshold >= 0 else { throw ClipKitError.invalidOption(name: "--threshold", reason: "must be 0 or more") }
+            options.changeThreshold = threshold
+            options.givenSettings.insert(.changeThreshold)
         }
-        options.paletteError = paletteError
+        if let lossy { options.lossy = lossy; options.givenSettings.insert(.lossy) }
+        if let paletteError {
+            guard (0...GIFOptions.maxPaletteError).contains(paletteError) else {
+                throw ClipKitError.invalidOption(name: "--palette-error", reason: "must be 0 to \(GIFOptions.maxPaletteError), got \(paletteError)")
+            }
+            options.paletteError = paletteError
+            options.givenSettings.insert(.paletteError)
+        }
         if let quality {
             guard (1...100).contains(quality) else {
                 throw ClipKitError.invalidOption(name: "--quality", reason: "must be 1 to 100, got \(quality)")
             }
-            guard lossy == 0 else { throw ClipKitError.invalidOption(name: "--quality", reason: "give --quality or --lossy, not both") }
+            guard (lossy ?? 0) == 0 else { throw ClipKitError.invalidOption(name: "--quality", reason: "give --quality or --lossy, not both") }
         }
         if let maxBytes { options.maxBytes = try ByteSize.parse(maxBytes, option: "--max-bytes") }
         if let quality { options.animation.quality = Double(quality) }
@@ -161,10 +168,13 @@ struct GIFCommand: ParsableCommand {
         // --max-bytes keeps to a quality floor unless measuring is turned off.
         options.minQuality = minQuality ?? (maxBytes != nil && measure != false ? GIFOptions.defaultMinQualityForMaxBytes : nil)
         options.measure = measure ?? (quality != nil || maxBytes != nil || minQuality != nil)
-        guard let method = DitherMethod(rawValue: dither) else {
-            throw ClipKitError.invalidOption(name: "--dither", reason: "'\(dither)' is not one of \(DitherMethod.allCases.map(\.rawValue).joined(separator: ", "))")
+        if let dither {
+            guard let method = DitherMethod(rawValue: dither) else {
+                throw ClipKitError.invalidOption(name: "--dither", reason: "'\(dither)' is not one of \(DitherMethod.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            options.dither = method
+            options.givenSettings.insert(.dither)
         }
-        options.dither = method
         guard let mode = PaletteMode(rawValue: palette) else {
             throw ClipKitError.invalidOption(name: "--palette", reason: "'\(palette)' is not per-frame or global")
         }

@@ -64,6 +64,13 @@ import TestSupport
         let fixed = try CLI.run(["gif", Self.clip.path, "-o", "fixed.gif", "--max-bytes", "\(limit)", "--lossy", "25", "--json"], in: dir)
         #expect(fixed.status == 0 && fixed.stdout.contains("\"lossy\":25"), "\(fixed.stdout)")
         #expect(try size(dir.appendingPathComponent("fixed.gif")) <= limit)
+        // Given at their default values they stay too (they were taken for not given: level 80's
+        // lossy 67 and threshold 2 were written).
+        let exact = try CLI.run(["gif", Self.clip.path, "-o", "exact.gif", "--max-bytes", "\(limit)", "--lossy", "0", "--threshold", "0", "--json"], in: dir)
+        #expect(exact.status == 0 && exact.stdout.contains("\"lossy\":0,") && exact.stdout.contains("\"threshold\":0}"), "\(exact.stdout)")
+        #expect(try size(dir.appendingPathComponent("exact.gif")) <= limit)
+        let full256 = try CLI.run(["gif", Self.clip.path, "-o", "colors.gif", "--quality", "50", "--colors", "256", "--json"], in: dir)
+        #expect(full256.status == 0 && full256.stdout.contains("\"colors\":256,"), "\(full256.stdout)")
     }
 
     @Test(arguments: [("pick.mp4", [3, 10]), ("black_start.mp4", [2, 4])])

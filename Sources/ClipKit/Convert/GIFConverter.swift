@@ -64,6 +64,7 @@ public struct GIFConverter: Sendable {
         try TimingBounds.checkDelays(delays, in: TimingBounds.frameDelay, name: "--delay")
         var options = self.options
         options.changeThreshold = 0
+        options.givenSettings.insert(.changeThreshold)
         options.mergeIdenticalFrames = false
         return try OutputJob.run(images[0], limits: options.limits, fingerprint: nil, checkInput: false) { job in
             try job.limits.checkFrames(images.count, path: images[0].path)

@@ -85,28 +85,26 @@ extension GIFOptions {
     }
 
     /// Applies `settings(forQuality:)` to colours, dithering, threshold, lossy and palette error, except to
-    /// those already set away from their defaults (the caller's win), and records `quality`.
+    /// those given (`givenSettings`) or already set away from their defaults (the caller's win), and records `quality`.
     public mutating func apply(quality: Int) {
-        let picked = Self.settings(forQuality: quality), defaults = GIFOptions()
-        if colors == defaults.colors { colors = picked.colors }
-        if dither == defaults.dither { dither = picked.dither }
-        if changeThreshold == defaults.changeThreshold { changeThreshold = picked.changeThreshold }
-        if lossy == defaults.lossy { lossy = picked.lossy }
-        if paletteError == defaults.paletteError { paletteError = picked.paletteError }
-        self.quality = quality
+        self = moving(from: GIFSettings(GIFOptions()), to: quality)
     }
 
     /// These options with the settings `quality` picked at another level: those `quality`
     /// picked (or left at their defaults when it is nil) move, those given explicitly stay.
     func moved(toQuality level: Int) -> GIFOptions {
+        moving(from: quality.map(Self.settings(forQuality:)) ?? GIFSettings(GIFOptions()), to: level)
+    }
+
+    /// These options at `level`'s settings, except those given or away from `from` (what they were picked as).
+    private func moving(from: GIFSettings, to level: Int) -> GIFOptions {
         let picked = Self.settings(forQuality: level)
-        let from = quality.map(Self.settings(forQuality:)) ?? GIFSettings(GIFOptions())
         var moved = self
-        if colors == from.colors { moved.colors = picked.colors }
-        if dither == from.dither { moved.dither = picked.dither }
-        if changeThreshold == from.changeThreshold { moved.changeThreshold = picked.changeThreshold }
-        if lossy == from.lossy { moved.lossy = picked.lossy }
-        if paletteError == from.paletteError { moved.paletteError = picked.paletteError }
+        if colors == from.colors && !givenSettings.contains(.colors) { moved.colors = picked.colors }
+        if dither == from.dither && !givenSettings.contains(.dither) { moved.dither = picked.dither }
+        if changeThreshold == from.changeThreshold && !givenSettings.contains(.changeThreshold) { moved.changeThreshold = picked.changeThreshold }
+        if lossy == from.lossy && !givenSettings.contains(.lossy) { moved.lossy = picked.lossy }
+        if paletteError == from.paletteError && !givenSettings.contains(.paletteError) { moved.paletteError = picked.paletteError }
         moved.quality = level
         return moved
     }

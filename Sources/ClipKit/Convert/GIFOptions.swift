@@ -52,6 +52,10 @@ public struct GIFOptions: Sendable {
     /// The `--quality` level the colours, threshold and lossy were picked from (`apply(quality:)`);
     /// where `--max-bytes` starts. nil when none was given.
     public var quality: Int?
+    /// The settings given explicitly: `apply(quality:)` and the `--max-bytes` levels leave them
+    /// as they are, even at their default values (`--lossy 0` with `--max-bytes`: no lossy LZW).
+    /// A setting away from its default counts as given too.
+    public var givenSettings: GivenSettings = []
     /// Measure the GIF while writing it: what a viewer sees at each output tick against the
     /// source frame it stands for, by luma SSIM (`GIFResult.ssim`, every tick) and SSIMULACRA2
     /// (`GIFResult.ssimulacra2` and `ssimulacra2P5`, at most 2 ticks a second). On by itself
@@ -180,6 +184,17 @@ public struct ConversionResult: Sendable {
 }
 
 /// The settings that shape a GIF's size, as chosen.
+/// Which of the settings `--quality` picks were given explicitly (`GIFOptions.givenSettings`).
+public struct GivenSettings: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    public static let colors = GivenSettings(rawValue: 1)
+    public static let dither = GivenSettings(rawValue: 2)
+    public static let changeThreshold = GivenSettings(rawValue: 4)
+    public static let lossy = GivenSettings(rawValue: 8)
+    public static let paletteError = GivenSettings(rawValue: 16)
+}
+
 public struct GIFSettings: Sendable, Equatable {
     public var lossy: Int
     public var colors: Int
