@@ -183,7 +183,6 @@ public struct ConversionResult: Sendable {
     public var warnings: [String]
 }
 
-/// The settings that shape a GIF's size, as chosen.
 /// Which of the settings `--quality` picks were given explicitly (`GIFOptions.givenSettings`).
 public struct GivenSettings: OptionSet, Sendable {
     public let rawValue: Int
@@ -195,6 +194,7 @@ public struct GivenSettings: OptionSet, Sendable {
     public static let paletteError = GivenSettings(rawValue: 16)
 }
 
+/// The settings that shape a GIF's size, as chosen.
 public struct GIFSettings: Sendable, Equatable {
     public var lossy: Int
     public var colors: Int

@@ -37,15 +37,11 @@ struct GIFQualityMeter {
     /// The latest tick not scored by SSIMULACRA2 (what the viewer saw, the source), kept in
     /// case it is the last.
     private var unscored: (screen: RGBAImage, source: RGBAImage)?
-    /// Ticks picked for SSIMULACRA2, not scored yet (what the viewer saw, the source), oldest
-    /// first; nil for a tick whose pictures are the ones of the tick picked before it.
-    private var waiting: [(screen: RGBAImage, source: RGBAImage)?] = []
+    /// Ticks picked for SSIMULACRA2, not scored yet, oldest first: what the viewer saw, the
+    /// source, and how many ticks picked after it showed the same against the same.
+    private var waiting: [(screen: RGBAImage, source: RGBAImage, repeats: Int)] = []
     /// Bytes of the pictures in `waiting`.
     private var waitingPictureBytes = 0
-    /// The pictures of the last tick picked, to know a repeat.
-    private var lastPicked: (screen: RGBAImage, source: RGBAImage)?
-    /// The score of the last tick scored (nil: none yet, or no score for its size).
-    private var lastScore: Double?
     /// What the viewer sees has not changed since the last tick compared, whose luma and SSIM these are.
     private var screenUnchanged = false
     private var lastLuma: LumaPlane?
@@ -178,30 +174,28 @@ struct GIFQualityMeter {
     }
 
     /// Ticks picked for SSIMULACRA2 and not scored yet.
-    var ticksWaiting: Int { waiting.count }
+    var ticksWaiting: Int { waiting.reduce(0) { $0 + 1 + $1.repeats } }
 
     /// Puts a tick in line for SSIMULACRA2 (as a repeat when its pictures are the last tick's),
     /// scoring the oldest ones first past `maxWaitingBytes`.
     private mutating func wait(_ shown: RGBAImage, _ source: RGBAImage) {
-        if let last = lastPicked, last.screen == shown, last.source == source {
-            waiting.append(nil)
+        // The last tick picked is always still waiting: only older ones are scored before the end.
+        if let last = waiting.last, last.screen == shown, last.source == source {
+            waiting[waiting.count - 1].repeats += 1
             return
         }
-        waiting.append((shown, source))
+        waiting.append((shown, source, 0))
         waitingPictureBytes += shown.pixels.count + source.pixels.count
-        lastPicked = (shown, source)
         while waitingPictureBytes > waitingBytes, waiting.count > 1 { scoreOldest() }
     }
 
-    /// Scores the oldest tick waiting (a repeat takes the score before it).
+    /// Scores the oldest tick waiting, and gives its repeats the same score.
     private mutating func scoreOldest() {
-        guard let tick = waiting.removeFirst() else {
-            if let lastScore { scores.append(lastScore) }
-            return
-        }
+        let tick = waiting.removeFirst()
         waitingPictureBytes -= tick.screen.pixels.count + tick.source.pixels.count
-        lastScore = SSIMULACRA2.score(reference: tick.source, distorted: tick.screen, workspace: workspace)
-        if let lastScore { scores.append(lastScore) }
+        if let score = SSIMULACRA2.score(reference: tick.source, distorted: tick.screen, workspace: workspace) {
+            scores += repeatElement(score, count: 1 + tick.repeats)
+        }
     }
 
     /// A cleared rectangle shows nothing: black, as a transparent pixel is measured.
