@@ -205,6 +205,31 @@ import TestSupport
         }
     }
 
+    /// The encoder searches its table for the string to write, not one pixel at a time: where
+    /// the wanted index leads to a short string and a close colour to a long one, it takes the
+    /// close colour (a greedy choice of the closest colour took the wanted index and stopped).
+    @Test func lossyTakesANearMissThatLetsTheStringRunOn() throws {
+        // 0-10 far apart but 1 and 2, 9 levels of green apart (squared distance 81, within the
+        // bound of 100 but too much to take for a pixel or two of length).
+        let colors: [(UInt8, UInt8, UInt8)] = [(200, 0, 0), (0, 100, 0), (0, 109, 0), (0, 0, 200), (200, 200, 0),
+                                              (0, 200, 200), (200, 0, 200), (255, 255, 255), (100, 100, 100),
+                                              (60, 0, 0), (0, 0, 60)]
+        let rgb = colors.flatMap { [$0.0, $0.1, $0.2] } + [UInt8](repeating: 0, count: (16 - colors.count) * 3)
+        let long: [UInt8] = [0, 1, 3, 4, 5, 6, 7, 8], short: [UInt8] = [0, 2, 9]
+        // The table learns 0 2 before 9 only, then long strings from 0 1 3 ...; 10 (never seen
+        // before) makes a string start where the test begins: 0 2 3 4 5 6 7 8.
+        let wanted: [UInt8] = [2, 3, 4, 5, 6, 7, 8]
+        let indices = Array([[UInt8]](repeating: short, count: 20).joined()) + Array([[UInt8]](repeating: long, count: 40).joined())
+            + [10, 0] + wanted + [9, 9]
+        let result = try rgb.withUnsafeBufferPointer { p in
+            try Self.encode(indices, codeSize: 4, lossy: LZWLossy(palette: p, bound: 100, transparentIndex: nil))
+        }
+        let decoded = Self.decode(result.blocks, codeSize: 4, count: indices.count)
+        let at = indices.count - wanted.count - 2
+        #expect(Array(decoded[at...]) == [1, 3, 4, 5, 6, 7, 8, 9, 9], "wrote \(Array(decoded[at...]))")
+        #expect(Array(decoded[..<(at - 1)]) == Array(indices[..<(at - 1)]), "the patterns themselves are exact")
+    }
+
     @Test func lossyIsDeterministic() throws {
         let picture = Self.picture(width: 97, height: 61, colors: 200, seed: 3)
         var bytes: [[UInt8]] = []

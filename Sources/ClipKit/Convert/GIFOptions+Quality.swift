@@ -56,7 +56,7 @@ extension GIFOptions {
     /// other three clips moved by -0.8 to +0.5. Larger targets gained the screen more (120:
     /// +11-16 at 50-75) but cost the 720p and 1080p clips 1.5-5 points at 75-95.
     static let qualityAnchors: [(quality: Int, colors: Int, threshold: Int, lossy: Int, paletteError: Int)] = [
-        (100, 256, 0, 0, 0), (95, 256, 1, 20, 30), (90, 256, 2, 40, 60), (75, 192, 2, 80, 60), (50, 128, 2, 150, 60),
+        (100, 256, 0, 0, 0), (95, 256, 1, 20, 30), (90, 256, 2, 40, 60), (75, 192, 2, 80, 60), (50, 128, 2, 135, 60),
         (40, 128, 20, 200, 60), (25, 64, 60, 300, 60), (12, 48, 60, 500, 60), (1, 32, 2000, 1000, 60),
     ]
 
