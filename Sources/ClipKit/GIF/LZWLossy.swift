@@ -6,7 +6,8 @@
 /// it is on for the best one to write: the longest, less the colour error it costs (the error
 /// of each pixel against its wanted colour plus the carried error, in units of `bound`, weighs
 /// `LZWEncoder.lossWeight` pixels of length). A pixel may take another index than the wanted
-/// one when the two colours are close: within `bound` (squared RGB distance) of the wanted
+/// one when the two colours are close: within `bound` (squared RGB distance, weighted 3:4:2 by
+/// `LZWEncoder.distance`) of the wanted
 /// colour plus the carried error, and within `2 * bound` of the wanted colour alone, which
 /// bounds every pixel's error. The error of each such choice is carried (three quarters of it)
 /// to the next pixel of the string, so a run of near misses cannot drift one way; every string
@@ -20,7 +21,7 @@
 struct LZWLossy {
     /// RGB triples of the colour table in effect (at least as many entries as the indices use).
     var palette: UnsafeBufferPointer<UInt8>
-    /// Largest squared RGB distance accepted (with the carried error); 0 changes no colour.
+    /// Largest (weighted) squared RGB distance accepted (with the carried error); 0 changes no colour.
     var bound: Int
     var transparentIndex: Int?
     /// What the viewer sees under the image before it is drawn, RGB per screen pixel, updated to
