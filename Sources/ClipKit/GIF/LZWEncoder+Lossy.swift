@@ -35,9 +35,9 @@ extension LZWEncoder {
         let n = indices.count
         var start = 0
         while start < n {
-            let best = bestString(from: start, indices: indices, mask: mask, bound: bound, imageWidth: imageWidth, color: color, offset: offset)
+            let (best, length) = bestString(from: start, indices: indices, mask: mask, bound: bound, imageWidth: imageWidth,
+                                            color: color, offset: offset)
             // Write it: what each of its pixels shows, and its code.
-            let length = Int(nodeLength[best])
             var code = best
             for k in stride(from: length - 1, through: 0, by: -1) {
                 path[k] = suffix[code]
@@ -75,79 +75,87 @@ extension LZWEncoder {
         }
     }
 
-    /// The code of the best string to write from `start`: a depth-first walk of the table from
-    /// the exact first pixel, through every child whose colour fits the pixel it would stand for
-    /// (at most `maxVisits` strings extended), scored by length less the weighted error.
+    /// The code of the best string to write from `start`, and its length: a depth-first walk of
+    /// the table from the exact first pixel, through every child whose colour fits the pixel it
+    /// would stand for (branching from at most `maxVisits` strings), scored by length less the
+    /// weighted error. The wanted pixel's child is followed at once; the others wait on the stack.
     @inline(__always)
     private func bestString(from start: Int, indices: UnsafeBufferPointer<UInt8>, mask: UInt8, bound: Int, imageWidth: Int,
-                            color: (Int, Int) -> (Int, Int, Int)?, offset: (Int) -> Int) -> Int {
+                            color: (Int, Int) -> (Int, Int, Int)?, offset: (Int) -> Int) -> (code: Int, length: Int) {
         let n = indices.count
         // Where the string's pixels lie on the canvas: one step on from the first, within its row.
         let startOffset = offset(start)
         let startX = start % imageWidth
         let root = Int(indices[start] & mask)
-        nodeLength[root] = 1
-        nodeLoss[root] = 0
-        nodeError[root * 3] = 0; nodeError[root * 3 + 1] = 0; nodeError[root * 3 + 2] = 0
         // Score times `bound`: length * bound - lossWeight * loss (integers, no rounding); at
         // bound 0 only colours that are the same fit, and the longest string wins.
         let unit = max(bound, 1)
-        var best = root
+        var best = root, bestLength = 1
         var bestScore = unit
-        var depth = 1
-        stack[0] = UInt16(root)
+        var depth = 0
         var visits = 0
-        while depth > 0 {
-            depth -= 1
-            let node = Int(stack[depth])
-            let length = Int(nodeLength[node])
+        // The string being looked at: its code, length, summed error and carried error.
+        var node = root, length = 1, loss = 0
+        var er = 0, eg = 0, eb = 0
+        while true {
             if node != best {
-                let score = length * unit - Self.lossWeight * Int(nodeLoss[node])
-                if score > bestScore { best = node; bestScore = score }
+                let score = length * unit - Self.lossWeight * loss
+                if score > bestScore { best = node; bestLength = length; bestScore = score }
             }
-            let t = start + length
-            guard t < n else { continue }
-            let branches = visits < Self.maxVisits
-            visits += 1
-            let wanted = Int(indices[t] & mask)
-            let o = startX + length < imageWidth ? startOffset + 3 * length : offset(t)
-            // Children go on the stack with the wanted pixel's last, so it is followed first:
-            // with the visits spent, the exact string is the one that ran longest.
-            @inline(__always) func push(_ code: Int, loss: Int32, _ er: Int, _ eg: Int, _ eb: Int) {
-                nodeLength[code] = Int32(length + 1)
-                nodeLoss[code] = loss
-                nodeError[code * 3] = Int32(er); nodeError[code * 3 + 1] = Int32(eg); nodeError[code * 3 + 2] = Int32(eb)
-                stack[depth] = UInt16(code)
-                depth += 1
-            }
-            guard let want = color(wanted, o) else {
-                // Transparent over an unknown canvas: only itself will do.
-                if let code = lookup(node << 8 | wanted) { push(code, loss: nodeLoss[node], 0, 0, 0) }
-                continue
-            }
-            let tr = want.0 + Int(nodeError[node * 3]), tg = want.1 + Int(nodeError[node * 3 + 1])
-            let tb = want.2 + Int(nodeError[node * 3 + 2])
             var exact = -1
-            var child = firstChild[node]
-            while child != Self.none {
-                let c = Int(child)
-                let s = Int(suffix[c])
-                child = nextSibling[c]
-                if s == wanted { exact = c; continue }
-                guard branches else { continue }
-                guard let have = color(s, o) else { continue }
-                let dr = tr - have.0, dg = tg - have.1, db = tb - have.2
-                let d = Self.distance(dr, dg, db)
-                let rr = want.0 - have.0, rg = want.1 - have.1, rb = want.2 - have.2
-                guard d <= bound && Self.distance(rr, rg, rb) <= 2 * bound else { continue }
-                push(c, loss: nodeLoss[node] &+ Int32(clamping: d), (tr - have.0) * 3 / 4, (tg - have.1) * 3 / 4, (tb - have.2) * 3 / 4)
+            var exactLoss = 0, exactError = (0, 0, 0)
+            let t = start + length
+            if t < n {
+                let branches = visits < Self.maxVisits
+                visits += 1
+                let wanted = Int(indices[t] & mask)
+                let o = startX + length < imageWidth ? startOffset + 3 * length : offset(t)
+                if let want = color(wanted, o) {
+                    let tr = want.0 + er, tg = want.1 + eg, tb = want.2 + eb
+                    var child = firstChild[node]
+                    while child != Self.none {
+                        let c = Int(child)
+                        let s = Int(suffix[c])
+                        child = nextSibling[c]
+                        if s == wanted { exact = c; continue }
+                        guard branches, let have = color(s, o) else { continue }
+                        let dr = tr - have.0, dg = tg - have.1, db = tb - have.2
+                        let d = Self.distance(dr, dg, db)
+                        let rr = want.0 - have.0, rg = want.1 - have.1, rb = want.2 - have.2
+                        guard d <= bound && Self.distance(rr, rg, rb) <= 2 * bound else { continue }
+                        nodeLength[c] = Int32(length + 1)
+                        nodeLoss[c] = Int32(clamping: loss + d)
+                        nodeError[c * 3] = Int32(dr * 3 / 4); nodeError[c * 3 + 1] = Int32(dg * 3 / 4)
+                        nodeError[c * 3 + 2] = Int32(db * 3 / 4)
+                        stack[depth] = UInt16(c)
+                        depth += 1
+                    }
+                    if exact >= 0 {
+                        let dr = tr - want.0, dg = tg - want.1, db = tb - want.2
+                        exactLoss = loss + Self.distance(dr, dg, db)
+                        exactError = (dr * 3 / 4, dg * 3 / 4, db * 3 / 4)
+                    }
+                } else if let code = lookup(node << 8 | wanted) {
+                    // Transparent over an unknown canvas: only itself will do.
+                    exact = code
+                    exactLoss = loss
+                }
             }
             if exact >= 0 {
-                let er = tr - want.0, eg = tg - want.1, eb = tb - want.2
-                push(exact, loss: nodeLoss[node] &+ Int32(clamping: Self.distance(er, eg, eb)), er * 3 / 4, eg * 3 / 4, eb * 3 / 4)
+                node = exact
+                length += 1
+                loss = exactLoss
+                (er, eg, eb) = exactError
+                continue
             }
+            guard depth > 0 else { break }
+            depth -= 1
+            node = Int(stack[depth])
+            length = Int(nodeLength[node])
+            loss = Int(nodeLoss[node])
+            er = Int(nodeError[node * 3]); eg = Int(nodeError[node * 3 + 1]); eb = Int(nodeError[node * 3 + 2])
         }
-        return best
+        return (best, bestLength)
     }
 
     /// The squared distance of a colour difference, weighted 3:4:2 as `Palette.distance` is and

@@ -16,8 +16,8 @@ final class LZWEncoder {
     let nextSibling: UnsafeMutablePointer<UInt16>
     let suffix: UnsafeMutablePointer<UInt8>
     static let none = UInt16.max
-    // For the lossy search: each code's string minus its last pixel, and per code visited, its
-    // length, carried error (RGB) and summed error; the walk's stack; the chosen string's pixels.
+    // For the lossy search: each code's string minus its last pixel, and per code waiting on the
+    // walk's stack, its length, carried error (RGB) and summed error; the stack; the chosen string's pixels.
     let prefix: UnsafeMutablePointer<UInt16>
     let nodeLength: UnsafeMutablePointer<Int32>
     let nodeError: UnsafeMutablePointer<Int32>
