@@ -4,7 +4,7 @@ extension LZWEncoder {
     /// Lossy (or canvas-aware) encoding: at each string start, the best string of the table
     /// that the pixels from there may be written as (see `LZWLossy`).
     func encodeLossy(_ indices: UnsafeBufferPointer<UInt8>, minimumCodeSize: Int, lossy: LZWLossy,
-                             emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+                     emit: (UnsafeRawBufferPointer) throws -> Void) throws {
         for code in 0..<clearCode { suffix[code] = UInt8(code) }
         let mask = UInt8(truncatingIfNeeded: clearCode - 1)
         let palette = lossy.palette
