@@ -44,7 +44,8 @@ extension GIFOptions {
     /// lossy LZW fall together, as either alone costs more (the screen recording falls off a
     /// cliff past lossy ~150 at 192-256 colours, not at 128). At the very bottom the threshold
     /// rises, as nothing else saves bytes. Where the numbers sit is a choice: 50 is the frontier
-    /// point that scores 60 on the bench's 10 s 720p clip (issue 20's mark for "50"); the levels
+    /// point that scores 60 on the bench's 10 s 720p clip (issue 20's mark for "50"; 60.3 with
+    /// the lossy LZW's search and lossy 135, every 3rd tick, 62.3 on its 3 s cut); the levels
     /// below keep the anchors they had one step lower before (old 50, 35, 20 are now 40, 25, 12).
     /// The palette error (`paletteError`) is 60 from 90 down (30 at 95, 0 at 100): a palette
     /// stops taking colours once a frame's mean weighted error is 60 (about 2.6 levels per
