@@ -26,7 +26,7 @@ extension LZWEncoder {
             return (Int(palette[i * 3]), Int(palette[i * 3 + 1]), Int(palette[i * 3 + 2]))
         }
         // Canvas offset of the image's pixel `position`.
-        @inline(__always) func offset(_ position: Int) -> Int {
+        @inline(__always) func canvasOffset(_ position: Int) -> Int {
             guard canvas != nil else { return 0 }
             let y = position / imageWidth, x = position - y * imageWidth
             return ((lossy.top + y) * canvasWidth + lossy.left + x) * 3
@@ -35,8 +35,14 @@ extension LZWEncoder {
         let n = indices.count
         var start = 0
         while start < n {
-            let (best, length) = bestString(from: start, indices: indices, mask: mask, bound: bound, imageWidth: imageWidth,
-                                            color: color, offset: offset)
+            // Where the string's pixels lie on the canvas: one step on from the first, within its row.
+            let startOffset = canvasOffset(start)
+            let startX = start % imageWidth
+            @inline(__always) func stringOffset(_ k: Int) -> Int {
+                startX + k < imageWidth ? startOffset + 3 * k : canvasOffset(start + k)
+            }
+            let (best, length) = bestString(from: start, indices: indices, mask: mask, bound: bound, color: color,
+                                            offset: stringOffset)
             // Write it: what each of its pixels shows, and its code.
             var code = best
             for k in stride(from: length - 1, through: 0, by: -1) {
@@ -47,7 +53,7 @@ extension LZWEncoder {
                 let i = Int(path[k])
                 lossy.shown?[start + k] = path[k]
                 if let canvas, i != transparent {
-                    let o = offset(start + k)
+                    let o = stringOffset(k)
                     if i < paletteCount {
                         canvas[o] = palette[i * 3]; canvas[o + 1] = palette[i * 3 + 1]; canvas[o + 2] = palette[i * 3 + 2]
                     } else {
@@ -79,13 +85,11 @@ extension LZWEncoder {
     /// the table from the exact first pixel, through every child whose colour fits the pixel it
     /// would stand for (branching from at most `maxVisits` strings), scored by length less the
     /// weighted error. The wanted pixel's child is followed at once; the others wait on the stack.
+    /// `offset` gives the canvas offset of the pixel `k` on from `start`.
     @inline(__always)
-    private func bestString(from start: Int, indices: UnsafeBufferPointer<UInt8>, mask: UInt8, bound: Int, imageWidth: Int,
+    private func bestString(from start: Int, indices: UnsafeBufferPointer<UInt8>, mask: UInt8, bound: Int,
                             color: (Int, Int) -> (Int, Int, Int)?, offset: (Int) -> Int) -> (code: Int, length: Int) {
         let n = indices.count
-        // Where the string's pixels lie on the canvas: one step on from the first, within its row.
-        let startOffset = offset(start)
-        let startX = start % imageWidth
         let root = Int(indices[start] & mask)
         // Score times `bound`: length * bound - lossWeight * loss (integers, no rounding); at
         // bound 0 only colours that are the same fit, and the longest string wins.
@@ -109,7 +113,7 @@ extension LZWEncoder {
                 let branches = visits < Self.maxVisits
                 visits += 1
                 let wanted = Int(indices[t] & mask)
-                let o = startX + length < imageWidth ? startOffset + 3 * length : offset(t)
+                let o = offset(length)
                 if let want = color(wanted, o) {
                     let tr = want.0 + er, tg = want.1 + eg, tb = want.2 + eb
                     var child = firstChild[node]
