@@ -169,6 +169,9 @@ struct ConversionRun: Sendable {
             var writer = GIFPassWriter(run: self, options: options, destination: destination, globalPalette: globalPalette,
                                        expectedCount: expectedCount)
             writer.shownFeedback = shownFeedback
+            if options.measure {
+                writer.meter = GIFMeterStage(pipeline, label: stageLabel, capacity: min(capacity, 2), limits: options.limits, path: path)
+            }
             writer.mayStopUnder = mayStopUnder
             writer.mayStopEarly = mayStopEarly
             switch try writer.write(quantized) {
@@ -249,9 +252,11 @@ struct ConversionRun: Sendable {
         let sourceBytes = info.container == "gif" ? 2 * info.width * info.height * 4 : 0
         var limits = options.limits
         limits.maxMemory -= min(sourceBytes, limits.maxMemory)
-        // Converted and turned frames in the decoder, 3 + 2 + 2 queued, the quantiser's frame and reference.
-        if limits.picturesInMemory(of: frameBytes) >= 11 { return 3 }
-        try limits.checkMemory(pictures: 7, of: frameBytes, what: "frames in flight", path: path)
+        // Converted and turned frames in the decoder, 3 + 2 + 2 queued, the quantiser's frame and
+        // reference; measured, the source frames of the ticks queued for the measure stage (2, or 1).
+        let measured = options.measure ? 1 : 0
+        if limits.picturesInMemory(of: frameBytes) >= 11 + 2 * measured { return 3 }
+        try limits.checkMemory(pictures: 7 + measured, of: frameBytes, what: "frames in flight", path: path)
         return 1
     }
 

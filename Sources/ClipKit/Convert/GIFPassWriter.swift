@@ -50,6 +50,8 @@ struct GIFPassWriter: Sendable {
     var mayStopEarly = true
     /// Where the writer hands what the viewer sees back to the quantiser (lossy LZW).
     var shownFeedback: BoundedQueue<[UInt8]>?
+    /// The stage that measures the GIF (`options.measure`).
+    var meter: GIFMeterStage?
 
     /// The share of the expected frames written when the size is projected.
     static let checkpoint = 0.3
@@ -83,6 +85,7 @@ struct GIFPassWriter: Sendable {
         let budget = options.maxBytes == nil ? run.job.budget : ByteBudget(limit: options.limits.maxOutputBytes)
         var writer = GIFWriterStage(destination: destination, source: path, options: options, globalPalette: globalPalette, budget: budget)
         writer.shownFeedback = shownFeedback
+        writer.meter = meter
         let checkpoint = expectedCount.flatMap { $0 >= Self.fewestProjected ? Int((Double($0) * Self.checkpoint).rounded(.up)) : nil }
         var done = 0
         var firstBytes = 0

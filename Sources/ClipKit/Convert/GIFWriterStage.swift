@@ -17,8 +17,9 @@ struct GIFWriterStage {
     private var pending: [(image: GIFEncoder.PreparedImage, time: Double)] = []
     private var size = (width: 0, height: 0)
     private var writtenCentiseconds = 0
-    /// What the viewer sees, scored against the source (`options.measure`).
-    private var meter: GIFQualityMeter?
+    /// Where what the viewer sees goes to be scored against the source (`options.measure`);
+    /// nil when not measured.
+    var meter: GIFMeterStage?
     /// Where what the viewer sees goes back to the quantiser after each image (see
     /// `GIFQuantizeStage.shownFeedback`); nil when nobody asks.
     var shownFeedback: BoundedQueue<[UInt8]>?
@@ -55,8 +56,8 @@ struct GIFWriterStage {
             if frame.localPalette == nil || frame.localPalette == globalTable { frame.localPalette = nil }
             let image = try encoder.prepare(frame, recordShown: meter != nil)
             shownFeedback?.push(encoder.shownCanvas ?? [])
-            meter?.draw(left: frame.left, top: frame.top, width: frame.width, height: frame.height, disposal: frame.disposal,
-                        transparentIndex: frame.transparentIndex, table: image.table, shown: image.shown)
+            meter?.send(.draw(left: frame.left, top: frame.top, width: frame.width, height: frame.height, disposal: frame.disposal,
+                              transparentIndex: frame.transparentIndex, table: image.table, shown: image.shown))
             if pending.count == 2 {
                 let first = pending.removeFirst()
                 try write(first.image, delay: Delays.centiseconds(pending[0].time) - Delays.centiseconds(first.time))
@@ -64,7 +65,7 @@ struct GIFWriterStage {
             pending.append((GIFEncoder.PreparedImage(bytes: image.bytes, disposal: image.disposal, transparentIndex: image.transparentIndex,
                                                      table: [], shown: []), quantized.time))
         }
-        if let luma = quantized.sourceLuma { meter?.compare(with: luma, source: quantized.sourceImage, time: quantized.time) }
+        if let luma = quantized.sourceLuma { meter?.send(.tick(luma: luma, source: quantized.sourceImage, time: quantized.time)) }
     }
 
     /// The stream ended `duration` seconds after the first frame: writes what is held back and
@@ -92,16 +93,14 @@ struct GIFWriterStage {
         var result = GIFResult(url: destination, width: size.width, height: size.height, frameCount: encoder.frameCount,
                                durationCentiseconds: writtenCentiseconds, bytes: encoder.bytesWritten)
         result.settings = GIFSettings(options)
-        meter?.finish()
-        result.ssim = meter?.ssim
-        result.ssimulacra2 = meter?.ssimulacra2
-        result.ssimulacra2P5 = meter?.ssimulacra2P5
+        if let figures = try meter?.finish(path: source) {
+            result.ssim = figures.ssim
+            result.ssimulacra2 = figures.ssimulacra2
+            result.ssimulacra2P5 = figures.ssimulacra2P5
+        }
         result.durationErrorMilliseconds = writtenCentiseconds * 10 - Int((duration * 1000).rounded())
         return result
     }
-
-    /// The mean SSIM of the frames so far (`options.measure`).
-    var ssimSoFar: Double? { meter?.ssim }
 
     /// The finished GIF, still under its temp name, to be committed with the input's other outputs.
     func handOver() throws -> FinishedFile {
@@ -117,7 +116,7 @@ struct GIFWriterStage {
         encoder = try GIFEncoder(url: destination, width: size.width, height: size.height,
                                  globalPalette: Palette(rgb: table), loopCount: options.loopCount, budget: budget)
         encoder?.lossy = options.lossy
-        if options.measure { meter = GIFQualityMeter(width: size.width, height: size.height) }
+        meter?.send(.begin(width: size.width, height: size.height))
     }
 
     private mutating func write(_ image: GIFEncoder.PreparedImage, delay: Int) throws {
