@@ -146,7 +146,8 @@ struct ConversionRun: Sendable {
         let sinks = (outputs.gif == nil ? 0 : 1) + (outputs.poster == nil ? 0 : 1) + targets.count
         var branches = pipeline.tee("\(stageLabel).tee", from: decoded, count: sinks, capacity: min(capacity, 2))[...]
         // Lossy LZW: the writer tells the quantiser what it showed, image by image.
-        let shownFeedback: BoundedQueue<[UInt8]>? = options.feedsShownBack && !transparentFrames ? pipeline.queue(capacity: 1) : nil
+        let shownFeedback: BoundedQueue<ShownReport>? = options.feedsShownBack && !transparentFrames
+            ? pipeline.queue(capacity: ShownReport.queueCapacity) : nil
         let quantized = outputs.gif.map { _ in
             pipeline.stage("\(stageLabel).quantise", from: branches.removeFirst(), capacity: min(capacity, 2)) {
                 [path] (input: BoundedQueue<DecodedMessage>, output: BoundedQueue<QuantizedMessage>) in
@@ -170,7 +171,8 @@ struct ConversionRun: Sendable {
                                        expectedCount: expectedCount)
             writer.shownFeedback = shownFeedback
             if options.measure {
-                writer.meter = GIFMeterStage(pipeline, label: stageLabel, capacity: min(capacity, 2), limits: options.limits, path: path)
+                writer.meter = GIFMeterStage(pipeline, label: stageLabel, capacity: min(capacity, 2), deferred: options.maxBytes != nil && mayStopEarly,
+                                             limits: options.limits, path: path)
             }
             writer.mayStopUnder = mayStopUnder
             writer.mayStopEarly = mayStopEarly

@@ -110,25 +110,6 @@ struct FitSearch {
         if ran { passes += 1 }
     }
 
-    /// Estimated on the curve above `farOver` times the limit, the bottom is not worth a pass.
-    /// On the four bench/rd_eval.py clips a level-80 pass made 0.85-0.91 of level 90's bytes
-    /// (the curve says 0.89), so at 1.15 the bottom is run wherever it might fit. Not running it
-    /// took a pass (0.1-0.2 s of a 0.45 s default encode) off half the bench harness's twelve fits.
-    static let farOver = 1.15
-
-    /// The bottom's size estimated on the curve from the lowest value over, when that is far over
-    /// the limit (`farOver`), as a probe over the limit that is neither complete nor past it (so
-    /// dropped, and the bottom tried, if projections prove wrong); else nil. `value` is the next
-    /// value the search gives.
-    func estimateFarOver(at value: Int) -> FitProbe? {
-        guard value == bottom, let over = lowestOver, over.value > value else { return nil }
-        let bytes = Double(over.probe.bytes) * exp(nominalSlope * (coordinate(value) - coordinate(over.value)))
-        guard bytes > Self.farOver * Double(limit) else { return nil }
-        var estimate = over.probe
-        (estimate.bytes, estimate.over, estimate.complete, estimate.pastLimit) = (Int(bytes), true, false, false)
-        return estimate
-    }
-
     /// Drops the probes whose sizes were projected: a pass learned that the frame count they were
     /// projected with was wrong, or projections misled. A pass stopped by its own bytes passing
     /// the limit stays, over for certain, at the one size certain of it (just over the limit; its

@@ -94,12 +94,6 @@ extension ConversionRun {
                 levels.record(known.probe, at: level, ran: false)
                 continue
             }
-            // The floor, when the curve puts it far over from the level above: not run (the
-            // picture is made narrower next), unless projections have misled for this clip.
-            if !exact, let estimate = levels.estimateFarOver(at: level) {
-                levels.record(estimate, at: level, ran: false)
-                continue
-            }
             if let done = try attempt(options, at: level, in: &levels, mayStopUnder: levels.mayStopUnder(at: level)) { return done }
         }
         guard let over = levels.lowestOver else {

@@ -10,6 +10,8 @@ enum MeterMessage: Sendable {
     /// One output tick: the source frame it stands for (luma; the colours when measured), at
     /// `time` output seconds.
     case tick(luma: LumaPlane, source: RGBAImage?, time: Double)
+    /// The GIF is likely to be kept: score the ticks waiting, and each from now on as it comes.
+    case keep
 }
 
 /// The figures of a measured GIF (`GIFQualityMeter`); nil where nothing was scored.
@@ -25,10 +27,12 @@ struct MeterFigures: Sendable {
 /// at 480x270) used to run one after another once the last frame was written: a `--quality 80`
 /// encode of the bench's 3 s 720p cut took 0.78 s measured, 0.55 s not.
 ///
-/// The meter scores each tick picked as soon as the next one is picked (only the last waits, in
-/// case the tick after it repeats it), not at the end: the stage has a core of its own. The
-/// figures are the same, scored in the same order. A pass stopped early is stopped with its
-/// pipeline, the stage with it.
+/// Unless `deferred`, the meter scores each tick picked as soon as the next one is picked (only
+/// the last waits, in case the tick after it repeats it), not at the end: the stage has a core
+/// of its own. A `--max-bytes` pass, which may stop early and throw its GIF away, defers the
+/// scores until the writer sends `keep` (past its checkpoint), as the meter did on the writer's
+/// thread. The figures are the same, scored in the same order. A pass stopped early is stopped
+/// with its pipeline, the stage with it.
 struct GIFMeterStage {
     /// Where the writer sends what happens (a pipeline queue: cancelled when the pass stops).
     let input: BoundedQueue<MeterMessage>
@@ -37,7 +41,7 @@ struct GIFMeterStage {
 
     /// Starts the stage on `pipeline`: `capacity` messages may wait (each holds a picture).
     /// The deadline is checked before each message; a stage past it fails, and so the pass.
-    init(_ pipeline: Pipeline, label: String, capacity: Int, limits: Limits, path: String) {
+    init(_ pipeline: Pipeline, label: String, capacity: Int, deferred: Bool, limits: Limits, path: String) {
         let input: BoundedQueue<MeterMessage> = pipeline.queue(capacity: capacity)
         self.input = input
         figures = pipeline.stage("\(label).measure", from: input, capacity: 1) {
@@ -47,12 +51,15 @@ struct GIFMeterStage {
                 try limits.checkDeadline(path)
                 switch message {
                 case .begin(let width, let height):
-                    meter = GIFQualityMeter(width: width, height: height, maxWaitingBytes: 0)
+                    meter = GIFQualityMeter(width: width, height: height)
+                    if !deferred { meter?.scoreAsTicksCome() }
                 case .draw(let left, let top, let width, let height, let disposal, let transparentIndex, let table, let shown):
                     meter?.draw(left: left, top: top, width: width, height: height, disposal: disposal,
                                 transparentIndex: transparentIndex, table: table, shown: shown)
                 case .tick(let luma, let source, let time):
                     meter?.compare(with: luma, source: source, time: time)
+                case .keep:
+                    meter?.scoreAsTicksCome()
                 }
             }
             meter?.finish()

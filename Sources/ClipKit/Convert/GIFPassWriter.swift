@@ -49,7 +49,7 @@ struct GIFPassWriter: Sendable {
     /// until its own bytes pass the limit, the one stop that is never wrong).
     var mayStopEarly = true
     /// Where the writer hands what the viewer sees back to the quantiser (lossy LZW).
-    var shownFeedback: BoundedQueue<[UInt8]>?
+    var shownFeedback: BoundedQueue<ShownReport>?
     /// The stage that measures the GIF (`options.measure`).
     var meter: GIFMeterStage?
 
@@ -128,6 +128,8 @@ struct GIFPassWriter: Sendable {
                 let over = Double(projected) > Self.overShare * Double(maxBytes)
                 let under = done == checkpoint && mayStopUnder && Double(projected) < Self.underShare * Double(maxBytes)
                 if over || under { return .missed(probe(writer, bytes: over ? overBy : projected, over: over, complete: false, written: done)) }
+                // Projected within reach at the checkpoint: the GIF is likely kept, so measure it as it comes.
+                if done == checkpoint { meter?.send(.keep) }
             case .end(let duration, let warnings):
                 var result = try writer.finish(duration: duration, fingerprint: try run.job.fingerprint())
                 result.warnings = warnings

@@ -13,22 +13,19 @@ struct GIFQuantizeStage {
     private var diff: FrameDiff
     /// The last frame written whole (transparent mode), to merge repeats of it.
     private var lastWhole: RGBAImage?
-    /// What the GIF shows so far, RGB per pixel: as quantised when written exact, else as the
-    /// writer reports it through `shownFeedback`; nil when unknown.
+    /// What the GIF shows so far, RGB per pixel, as quantised when written exact; nil when
+    /// unknown.
     private var shown: [UInt8]?
-    /// Where the writer hands back what the viewer sees after each image it was given
-    /// (`GIFOptions.feedsShownBack`): one message per frame that is not `isUnchanged`, an empty
-    /// one when it does not know.
-    let shownFeedback: BoundedQueue<[UInt8]>?
-    /// Frames handed on whose result the writer has not reported yet (0 or 1): taken just
-    /// before the next dithering, so the next frame's difference and palette are worked out
-    /// while the writer encodes.
-    private var unreported = 0
+    /// What the GIF shows so far under lossy LZW (`GIFOptions.feedsShownBack`), as the writer
+    /// reports it for each frame handed on that is not `isUnchanged`. The next frame's
+    /// difference and palette are worked out while the writer encodes, and its rows dithered as
+    /// the writer's rows come in.
+    private var follower: ShownFollower?
 
     init(options: GIFOptions, globalPalette: Palette?, transparentFrames: Bool, source: String,
-         shownFeedback: BoundedQueue<[UInt8]>? = nil) {
+         shownFeedback: BoundedQueue<ShownReport>? = nil) {
         self.options = options
-        self.shownFeedback = shownFeedback
+        follower = shownFeedback.map(ShownFollower.init(reports:))
         self.globalPalette = globalPalette
         self.transparentFrames = transparentFrames
         self.source = source
@@ -47,32 +44,20 @@ struct GIFQuantizeStage {
                 var quantized = quantize(frame.image, time: frame.time)
                 if options.measure { quantized.sourceLuma = LumaPlane(frame.image); quantized.sourceImage = frame.image }
                 try options.limits.checkDeadline(source)
-                // At most one report outstanding, so the writer never waits for room to report
-                // while this stage waits for room to hand on (a frame that drew nothing was not
-                // dithered, so it has not caught up yet).
-                if !quantized.isUnchanged { catchUpWithWriter() }
+                // One image's reports outstanding at most, which the feedback queue holds, so the
+                // writer never waits to report (a frame that drew nothing is not reported).
+                if !quantized.isUnchanged { follower?.catchUp() }
                 if !output.push(.frame(quantized)) { return }
-                if shownFeedback != nil, !quantized.isUnchanged { unreported += 1 }
+                if !quantized.isUnchanged {
+                    let f = quantized.frame
+                    follower?.expect(PixelRect(x: f.left, y: f.top, width: f.width, height: f.height),
+                                     width: frame.image.width, height: frame.image.height)
+                }
             case .end(let duration, let warnings):
-                // Taken so that no report waits for room in the one-message queue.
-                catchUpWithWriter()
+                follower?.catchUp()
                 output.push(.end(duration: duration, warnings: warnings))
                 return
             }
-        }
-    }
-
-    /// Takes the writer's reports of the frames handed on so far; the last is what the viewer
-    /// sees now. A cancelled queue (the run is stopping) leaves nothing known.
-    private mutating func catchUpWithWriter() {
-        guard let shownFeedback else { return }
-        while unreported > 0 {
-            unreported -= 1
-            guard let canvas = try? shownFeedback.pop() else {
-                (shown, unreported) = (nil, 0)
-                return
-            }
-            shown = canvas.isEmpty ? nil : canvas
         }
     }
 
@@ -104,14 +89,19 @@ struct GIFQuantizeStage {
         let transparent: UInt8? = change.isFirst ? nil : UInt8(palette.count)
         var ditherer = Ditherer(palette: palette, method: options.dither)
         ditherer.deadline = options.limits.deadline
-        catchUpWithWriter()
         // What is shown is known exactly when written as quantised, or when the writer reports it.
-        if !change.isFirst, options.writesAsQuantised || shownFeedback != nil,
-           let shown, shown.count == image.width * image.height * 3 {
-            ditherer.canvas = shown
-            ditherer.keepTolerance = options.shownKeepTolerance
+        ditherer.keepTolerance = options.shownKeepTolerance
+        let indices: [UInt8]
+        if !change.isFirst, follower?.knows(width: image.width, height: image.height) == true {
+            indices = follower!.following { canvas, rowReady in
+                ditherer.indices(for: image, rect: change.rect, mask: mask, transparentIndex: transparent, canvas: canvas, rowReady: rowReady)
+            }
+        } else {
+            if !change.isFirst, options.writesAsQuantised, let shown, shown.count == image.width * image.height * 3 {
+                ditherer.canvas = shown
+            }
+            indices = ditherer.indices(for: image, rect: change.rect, mask: mask, transparentIndex: transparent)
         }
-        let indices = ditherer.indices(for: image, rect: change.rect, mask: mask, transparentIndex: transparent)
         if options.writesAsQuantised {
             record(indices, rect: change.rect, palette: palette, transparent: transparent, canvasWidth: image.width, canvasHeight: image.height)
         }

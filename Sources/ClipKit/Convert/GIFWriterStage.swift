@@ -20,9 +20,9 @@ struct GIFWriterStage {
     /// Where what the viewer sees goes to be scored against the source (`options.measure`);
     /// nil when not measured.
     var meter: GIFMeterStage?
-    /// Where what the viewer sees goes back to the quantiser after each image (see
-    /// `GIFQuantizeStage.shownFeedback`); nil when nobody asks.
-    var shownFeedback: BoundedQueue<[UInt8]>?
+    /// Where what the viewer sees goes back to the quantiser, band by band as each image is
+    /// written (see `GIFQuantizeStage.shownFeedback`); nil when nobody asks.
+    var shownFeedback: BoundedQueue<ShownReport>?
 
     init(destination: URL, source: String, options: GIFOptions, globalPalette: Palette?, budget: ByteBudget) {
         self.destination = destination
@@ -54,8 +54,7 @@ struct GIFWriterStage {
             guard let encoder else { return }
             var frame = quantized.frame
             if frame.localPalette == nil || frame.localPalette == globalTable { frame.localPalette = nil }
-            let image = try encoder.prepare(frame, recordShown: meter != nil)
-            shownFeedback?.push(encoder.shownCanvas ?? [])
+            let image = try prepare(frame, with: encoder)
             meter?.send(.draw(left: frame.left, top: frame.top, width: frame.width, height: frame.height, disposal: frame.disposal,
                               transparentIndex: frame.transparentIndex, table: image.table, shown: image.shown))
             if pending.count == 2 {
@@ -106,6 +105,37 @@ struct GIFWriterStage {
     func handOver() throws -> FinishedFile {
         guard let encoder else { throw ClipKitError.noFrames(path: source, reason: "no frames to write") }
         return try encoder.handOver()
+    }
+
+    /// Encodes `frame`, reporting what the viewer sees to `shownFeedback` as its rows are
+    /// written (never waiting: the queue holds an image's reports).
+    private func prepare(_ frame: GIFFrame, with encoder: GIFEncoder) throws -> GIFEncoder.PreparedImage {
+        guard let shownFeedback else { return try encoder.prepare(frame, recordShown: meter != nil) }
+        let screenWidth = size.width
+        // Rows of the image reported so far.
+        var reported = 0
+        func report(upTo rows: Int, from canvas: UnsafeBufferPointer<UInt8>) {
+            guard rows > reported else { return }
+            let band = PixelRect(x: frame.left, y: frame.top + reported, width: frame.width, height: rows - reported)
+            var pixels = [UInt8]()
+            pixels.reserveCapacity(band.width * band.height * 3)
+            for y in band.y..<band.y + band.height {
+                let from = (y * screenWidth + band.x) * 3
+                pixels += canvas[from..<from + band.width * 3]
+            }
+            _ = shownFeedback.push(.rows(band, pixels))
+            reported = rows
+        }
+        let image = try encoder.prepare(frame, recordShown: meter != nil, rowsPerReport: ShownReport.bandRows(height: frame.height)) {
+            report(upTo: $0, from: $1)
+        }
+        if let canvas = encoder.shownCanvas {
+            canvas.withUnsafeBufferPointer { report(upTo: frame.height, from: $0) }
+            _ = shownFeedback.push(.done)
+        } else {
+            _ = shownFeedback.push(.unknown)
+        }
+        return image
     }
 
     private mutating func start(with first: QuantizedFrame) throws {

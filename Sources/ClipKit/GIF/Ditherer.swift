@@ -41,25 +41,40 @@ struct Ditherer {
     /// Palette indices for the `rect` of `image`, row by row. Pixels whose `mask` entry (indexed
     /// over the whole image) is false get `transparentIndex` and neither give nor take error.
     mutating func indices(for image: RGBAImage, rect: PixelRect, mask: [Bool]?, transparentIndex: UInt8?) -> [UInt8] {
+        guard let canvas else { return indices(for: image, rect: rect, mask: mask, transparentIndex: transparentIndex, canvas: nil) }
+        return canvas.withUnsafeBufferPointer {
+            indices(for: image, rect: rect, mask: mask, transparentIndex: transparentIndex, canvas: $0)
+        }
+    }
+
+    /// `indices(for:rect:mask:transparentIndex:)` keeping what the viewer sees in `canvas` (in
+    /// place of the `canvas` property), which may still be coming in: `rowReady` is called with
+    /// each row of the image (top to bottom) before the row is dithered, and brings the canvas
+    /// up to date there. (Only a pixel's own canvas colour is read, never a row below it.)
+    mutating func indices(for image: RGBAImage, rect: PixelRect, mask: [Bool]?, transparentIndex: UInt8?,
+                          canvas: UnsafeBufferPointer<UInt8>?, rowReady: (Int) -> Void = { _ in }) -> [UInt8] {
         var out = [UInt8](repeating: transparentIndex ?? 0, count: rect.width * rect.height)
         if rect.width == 0 || rect.height == 0 { return out }
+        precondition(canvas.map { $0.count == image.width * image.height * 3 } ?? true, "the canvas is the image's size")
+        let keep = CanvasKeeping(canvas: canvas, transparentIndex: transparentIndex, tolerance: keepTolerance, palette: palette.rgb)
         switch method {
         case .floydSteinberg, .sierra:
-            diffuse(image, rect: rect, mask: mask, transparentIndex: transparentIndex, into: &out)
+            diffuse(image, rect: rect, mask: mask, keep: keep, rowReady: rowReady, into: &out)
         case .bayer:
-            ordered(image, rect: rect, mask: mask, transparentIndex: transparentIndex, into: &out)
+            ordered(image, rect: rect, mask: mask, keep: keep, rowReady: rowReady, into: &out)
         case .none:
-            nearest(image, rect: rect, mask: mask, transparentIndex: transparentIndex, into: &out)
+            nearest(image, rect: rect, mask: mask, keep: keep, rowReady: rowReady, into: &out)
         }
         return out
     }
 
-    private mutating func nearest(_ image: RGBAImage, rect: PixelRect, mask: [Bool]?, transparentIndex: UInt8?, into out: inout [UInt8]) {
+    private mutating func nearest(_ image: RGBAImage, rect: PixelRect, mask: [Bool]?, keep: CanvasKeeping?, rowReady: (Int) -> Void,
+                                  into out: inout [UInt8]) {
         let w = image.width
-        let keep = CanvasKeeping(canvas: canvas, transparentIndex: transparentIndex, tolerance: keepTolerance, palette: palette.rgb)
         image.pixels.withUnsafeBufferPointer { p in
             for y in 0..<rect.height {
                 if y & 63 == 63 && deadline.hasPassed { break }
+                rowReady(rect.y + y)
                 for x in 0..<rect.width {
                     let i = (rect.y + y) * w + rect.x + x
                     if let mask, !mask[i] { continue }
@@ -92,9 +107,9 @@ struct Ditherer {
         return m
     }()
 
-    private mutating func ordered(_ image: RGBAImage, rect: PixelRect, mask: [Bool]?, transparentIndex: UInt8?, into out: inout [UInt8]) {
+    private mutating func ordered(_ image: RGBAImage, rect: PixelRect, mask: [Bool]?, keep: CanvasKeeping?, rowReady: (Int) -> Void,
+                                  into out: inout [UInt8]) {
         let w = image.width
-        let keep = CanvasKeeping(canvas: canvas, transparentIndex: transparentIndex, tolerance: keepTolerance, palette: palette.rgb)
         // Spread of the threshold: about the gap between neighbouring palette colours.
         let strength = max(4.0, 48.0 / Double(palette.count).squareRoot())
         let offsets = Self.bayer8.map { Int(((Double($0) + 0.5) / 64 - 0.5) * strength) }
@@ -102,6 +117,7 @@ struct Ditherer {
             for y in 0..<rect.height {
                 if y & 63 == 63 && deadline.hasPassed { break }
                 let sy = rect.y + y
+                rowReady(sy)
                 for x in 0..<rect.width {
                     let sx = rect.x + x
                     let i = sy * w + sx
@@ -120,7 +136,8 @@ struct Ditherer {
     /// with wrapping arithmetic. Every index is in bounds by construction (the rows have one
     /// pixel of margin each side, `x` stays in the rect, the rect in the image), and errors are
     /// capped by `damped`, so no sum can overflow.
-    private mutating func diffuse(_ image: RGBAImage, rect: PixelRect, mask: [Bool]?, transparentIndex: UInt8?, into out: inout [UInt8]) {
+    private mutating func diffuse(_ image: RGBAImage, rect: PixelRect, mask: [Bool]?, keep: CanvasKeeping?, rowReady: (Int) -> Void,
+                                  into out: inout [UInt8]) {
         precondition(rect.x >= 0 && rect.y >= 0 && rect.x + rect.width <= image.width && rect.y + rect.height <= image.height
                      && out.count == rect.width * rect.height && (mask.map { $0.count == image.width * image.height } ?? true))
         let w = image.width, rw = rect.width
@@ -129,7 +146,6 @@ struct Ditherer {
         var nextRow = [Int32](repeating: 0, count: (rw + 2) * 3)
         let sierra = method == .sierra
         let pal = palette.rgb
-        let keep = CanvasKeeping(canvas: canvas, transparentIndex: transparentIndex, tolerance: keepTolerance, palette: pal)
         image.pixels.withUnsafeBufferPointer { p in
             pal.withUnsafeBufferPointer { pal in
                 out.withUnsafeMutableBufferPointer { out in
@@ -137,6 +153,7 @@ struct Ditherer {
                         if y & 63 == 63 && deadline.hasPassed { break }
                         let leftToRight = y % 2 == 0
                         let sy = rect.y + y
+                        rowReady(sy)
                         currentRow.withUnsafeMutableBufferPointer { current in
                             nextRow.withUnsafeMutableBufferPointer { next in
                                 for step in 0..<rw {
@@ -184,13 +201,14 @@ struct Ditherer {
 
 /// The choice between a fresh palette colour and what the viewer already sees.
 private struct CanvasKeeping {
-    let canvas: [UInt8]
+    /// RGB per image pixel (its count checked by the caller).
+    let canvas: UnsafeBufferPointer<UInt8>
     let transparentIndex: UInt8
     let tolerance: Int
     let palette: [UInt8]
 
     /// nil when there is nothing to keep (no canvas, or no transparent index).
-    init?(canvas: [UInt8]?, transparentIndex: UInt8?, tolerance: Int, palette: [UInt8]) {
+    init?(canvas: UnsafeBufferPointer<UInt8>?, transparentIndex: UInt8?, tolerance: Int, palette: [UInt8]) {
         guard let canvas, let transparentIndex else { return nil }
         (self.canvas, self.transparentIndex, self.tolerance, self.palette) = (canvas, transparentIndex, tolerance, palette)
     }

@@ -106,7 +106,11 @@ public final class GIFEncoder {
     /// Encodes `frame` (descriptor, table, LZW data) without writing it; lossy compression and
     /// the canvas it follows move on as if it were written, so images are prepared in the
     /// order they are written. `recordShown` keeps the indices each pixel was written as.
-    func prepare(_ frame: GIFFrame, recordShown: Bool = false) throws -> PreparedImage {
+    /// `rowsWritten`, while the canvas is followed, is told every `rowsPerReport` rows how many
+    /// of the image's rows are written, with the canvas (RGB per screen pixel): what it shows on
+    /// those rows is final. The last rows are not reported: after the call, `shownCanvas` has them.
+    func prepare(_ frame: GIFFrame, recordShown: Bool = false, rowsPerReport: Int = 1,
+                 rowsWritten: ((Int, UnsafeBufferPointer<UInt8>) -> Void)? = nil) throws -> PreparedImage {
         guard frame.indices.count == frame.width * frame.height, frame.width > 0, frame.height > 0 else {
             throw ClipKitError.internalFailure(path: url.path, reason: "image data does not match its size")
         }
@@ -126,7 +130,8 @@ public final class GIFEncoder {
         var shown = [UInt8]()
         if recordShown { shown = frame.indices }
         try shown.withUnsafeMutableBufferPointer { record in
-            try encodeImage(frame, table: table, shown: recordShown ? record.baseAddress : nil) { bytes += $0 }
+            try encodeImage(frame, table: table, shown: recordShown ? record.baseAddress : nil, rowsPerReport: rowsPerReport,
+                            rowsWritten: rowsWritten) { bytes += $0 }
         }
         return PreparedImage(bytes: bytes, disposal: frame.disposal, transparentIndex: frame.transparentIndex, table: table, shown: shown)
     }
@@ -143,7 +148,8 @@ public final class GIFEncoder {
 
     /// LZW-encodes the image, handing the bytes to `emit`; `shown` (when lossy) receives the
     /// index each pixel was written as (it holds the wanted indices already).
-    private func encodeImage(_ frame: GIFFrame, table: [UInt8], shown: UnsafeMutablePointer<UInt8>?,
+    private func encodeImage(_ frame: GIFFrame, table: [UInt8], shown: UnsafeMutablePointer<UInt8>?, rowsPerReport: Int,
+                             rowsWritten: ((Int, UnsafeBufferPointer<UInt8>) -> Void)?,
                              emit: (UnsafeRawBufferPointer) throws -> Void) throws {
         let codeSize = LZWEncoder.minimumCodeSize(tableSize: table.count / 3)
         guard lossy > 0 || canvas != nil else {
@@ -167,6 +173,11 @@ public final class GIFEncoder {
                 if canvas != nil {
                     try canvas!.withUnsafeMutableBufferPointer { pixels in
                         options.canvas = pixels.baseAddress
+                        if let rowsWritten {
+                            options.progressRows = rowsPerReport
+                            let shown = UnsafeBufferPointer(pixels)
+                            options.progress = { rows in rowsWritten(rows, shown) }
+                        }
                         try lzw.encode(indices, minimumCodeSize: codeSize, lossy: options, emit: emit)
                     }
                 } else {

@@ -34,6 +34,9 @@ extension LZWEncoder {
 
         let n = indices.count
         var start = 0
+        // The first pixel past the rows to report next (`LZWLossy.progress`).
+        let reportRows = max(1, lossy.progressRows)
+        var nextReport = lossy.progress != nil && canvas != nil ? reportRows * imageWidth : Int.max
         while start < n {
             // Where the string's pixels lie on the canvas: one step on from the first, within its row.
             let startOffset = canvasOffset(start)
@@ -63,6 +66,11 @@ extension LZWEncoder {
             }
             try output(best, emit)
             start += length
+            if start >= nextReport, start < n {
+                let rows = start / imageWidth
+                lossy.progress?(rows)
+                nextReport = (rows + reportRows) * imageWidth
+            }
             guard start < n else { break }
             // The decoder defines the string just written plus the first pixel of the next.
             let next = Int(indices[start] & mask)

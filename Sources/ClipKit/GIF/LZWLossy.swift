@@ -36,6 +36,11 @@ struct LZWLossy {
     /// Where to record the index each pixel was written as (one per index), for a caller that
     /// follows what the viewer sees; nil records nothing.
     var shown: UnsafeMutablePointer<UInt8>?
+    /// Told, with a canvas, how many of the image's rows are written, each time `progressRows`
+    /// more are: what the viewer sees on those rows is final (nothing after can draw there), so
+    /// a caller can pass them on while the rest is encoded. The last rows are not reported.
+    var progress: ((Int) -> Void)?
+    var progressRows = 1
 
     /// The squared-distance bound for `--lossy N`.
     static func bound(forLevel level: Int) -> Int { level * 10 }

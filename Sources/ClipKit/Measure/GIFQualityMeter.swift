@@ -50,8 +50,9 @@ struct GIFQualityMeter {
     /// tick waits): 16 ticks, 8 s of output, of a 480x270 GIF; a pass that stops early (at 30%
     /// of its frames) has scored none of a clip up to about 25 s at that size.
     static let maxWaitingBytes = 16 * 480 * 270 * 8
-    /// This meter's bound on the waiting pictures (`maxWaitingBytes` but in tests).
-    private let waitingBytes: Int
+    /// This meter's bound on the waiting pictures (`maxWaitingBytes` but in tests; 0 once
+    /// `scoreAsTicksCome()`).
+    private var waitingBytes: Int
     /// SSIMULACRA2's planes, made once for the size it scores at.
     private let workspace: SSIMULACRA2Workspace
     /// SSIMULACRA2 scores pictures of at most this many pixels: a larger GIF is scored with both
@@ -171,6 +172,13 @@ struct GIFQualityMeter {
         if let (shown, source) = unscored { wait(shown, source) }
         unscored = nil
         while !waiting.isEmpty { scoreOldest() }
+    }
+
+    /// From now on scores each tick picked once the next is picked (the last waits, in case the
+    /// next repeats it), and the ticks waiting now: for a meter whose GIF will be kept.
+    mutating func scoreAsTicksCome() {
+        waitingBytes = 0
+        while waiting.count > 1 { scoreOldest() }
     }
 
     /// Ticks picked for SSIMULACRA2 and not scored yet.
