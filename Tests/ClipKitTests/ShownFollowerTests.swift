@@ -1,0 +1,102 @@
+// The quantiser's copy of what the viewer sees follows the writer's reports band by band.
+import Foundation
+import Testing
+@testable import ClipKit
+
+@Suite struct ShownFollowerTests {
+    /// A 4 x 4 canvas whose pixel (x, y) is RGB (value, x, y).
+    static func band(rows: Range<Int>, value: UInt8) -> ShownReport {
+        var pixels: [UInt8] = []
+        for y in rows { for x in 0..<4 { pixels += [value, UInt8(x), UInt8(y)] } }
+        return .rows(PixelRect(x: 0, y: rows.lowerBound, width: 4, height: rows.count), pixels)
+    }
+
+    @Test func rowsAreReadAsTheyArriveWhileTheWriterIsStillWriting() throws {
+        let reports = BoundedQueue<ShownReport>(capacity: ShownReport.queueCapacity)
+        var follower = ShownFollower(reports: reports)
+        follower.expect(PixelRect(x: 0, y: 0, width: 4, height: 4), width: 4, height: 4)
+        #expect(follower.knows(width: 4, height: 4))
+        // The writer sends the top half, then waits until the first row has been read before
+        // it sends the rest: a follower that waited for the whole image would never get it.
+        let firstRowRead = LockedBox(false)
+        let waitedInVain = LockedBox(false)
+        let writer = StageThread(name: "test.writer") {
+            reports.push(Self.band(rows: 0..<2, value: 7))
+            let deadline = Date().addingTimeInterval(5)
+            while !firstRowRead.withLock({ $0 }) {
+                if Date() > deadline { waitedInVain.withLock { $0 = true }; break }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            reports.push(Self.band(rows: 2..<4, value: 7))
+            reports.push(.done)
+        }
+        var seen: [[UInt8]] = []
+        follower.following { canvas, rowReady in
+            for y in 0..<4 {
+                rowReady(y)
+                seen.append(Array(canvas[y * 12..<(y + 1) * 12]))
+                if y == 0 { firstRowRead.withLock { $0 = true } }
+            }
+        }
+        follower.catchUp()
+        writer.join()
+        #expect(!waitedInVain.withLock { $0 })
+        for y in 0..<4 {
+            #expect(seen[y] == (0..<4).flatMap { [7, UInt8($0), UInt8(y)] }, "row \(y)")
+        }
+        #expect(follower.canvas == (0..<4).flatMap { y in (0..<4).flatMap { [7, UInt8($0), UInt8(y)] } })
+    }
+
+    @Test func aPartialImageChangesOnlyItsRows() throws {
+        let reports = BoundedQueue<ShownReport>(capacity: ShownReport.queueCapacity)
+        var follower = ShownFollower(reports: reports)
+        follower.expect(PixelRect(x: 0, y: 0, width: 4, height: 4), width: 4, height: 4)
+        reports.push(Self.band(rows: 0..<4, value: 1))
+        reports.push(.done)
+        follower.catchUp()
+        // A 2 x 1 image at (1, 2): rows outside it are final at once, its own row waits.
+        follower.expect(PixelRect(x: 1, y: 2, width: 2, height: 1), width: 4, height: 4)
+        reports.push(.rows(PixelRect(x: 1, y: 2, width: 2, height: 1), [9, 9, 9, 9, 9, 9]))
+        reports.push(.done)
+        var rows: [[UInt8]] = []
+        follower.following { canvas, rowReady in
+            for y in 0..<4 {
+                rowReady(y)
+                rows.append(Array(canvas[y * 12..<(y + 1) * 12]))
+            }
+        }
+        follower.catchUp()
+        #expect(rows[1] == [1, 0, 1, 1, 1, 1, 1, 2, 1, 1, 3, 1])
+        #expect(rows[2] == [1, 0, 2, 9, 9, 9, 9, 9, 9, 1, 3, 2])
+        #expect(rows[3] == [1, 0, 3, 1, 1, 3, 1, 2, 3, 1, 3, 3])
+    }
+
+    @Test func unknownOrMisfitReportsLeaveNothingKnown() throws {
+        let reports = BoundedQueue<ShownReport>(capacity: ShownReport.queueCapacity)
+        var follower = ShownFollower(reports: reports)
+        // A first image that does not cover the canvas: nothing is known from it.
+        follower.expect(PixelRect(x: 0, y: 0, width: 2, height: 2), width: 4, height: 4)
+        #expect(!follower.knows(width: 4, height: 4))
+        reports.push(.rows(PixelRect(x: 0, y: 0, width: 2, height: 2), [UInt8](repeating: 5, count: 12)))
+        reports.push(.done)
+        follower.catchUp()
+        #expect(follower.canvas == nil)
+        // Known from a covering image, then the writer stops following it.
+        follower.expect(PixelRect(x: 0, y: 0, width: 4, height: 4), width: 4, height: 4)
+        reports.push(Self.band(rows: 0..<4, value: 2))
+        reports.push(.unknown)
+        follower.catchUp()
+        #expect(!follower.knows(width: 4, height: 4))
+        // A band that does not fit the canvas is not copied, and leaves nothing known.
+        follower.expect(PixelRect(x: 0, y: 0, width: 4, height: 4), width: 4, height: 4)
+        reports.push(.rows(PixelRect(x: 2, y: 3, width: 4, height: 2), [UInt8](repeating: 0, count: 24)))
+        reports.push(.done)
+        follower.catchUp()
+        #expect(!follower.knows(width: 4, height: 4))
+        // A cancelled queue (the run stopping) too.
+        follower.expect(PixelRect(x: 0, y: 0, width: 4, height: 4), width: 4, height: 4)
+        reports.cancel()
+        follower.catchUp()
+        #expect(!follower.knows(width: 4, height: 4))
+    }
+}
