@@ -22,10 +22,10 @@ struct MeterFigures: Sendable {
 }
 
 /// Runs a `GIFQualityMeter` on a stage of the pass's pipeline, so that measuring overlaps the
-/// quantiser and the writer instead of following the writer's every image on its thread.
-/// Under lossy LZW those two take turns, and the meter's SSIMULACRA2 scores (about 25 ms each
-/// at 480x270) used to run one after another once the last frame was written: a `--quality 80`
-/// encode of the bench's 3 s 720p cut took 0.78 s measured, 0.55 s not.
+/// quantiser and the writer instead of following the writer's every image on its thread. On
+/// the writer's thread the meter's SSIMULACRA2 scores (about 25 ms each at 480x270) ran one
+/// after another once the last frame was written: a `--quality 80` encode of the bench's 3 s
+/// 720p cut took 0.78 s measured, 0.55 s not.
 ///
 /// Unless `deferred`, the meter scores each tick picked as soon as the next one is picked (only
 /// the last waits, in case the tick after it repeats it), not at the end: the stage has a core

@@ -13,8 +13,9 @@ extension GIFOptions {
     /// more bytes at `--threshold 0 --lossy 40`; against the writer's, it gained 1.1 points.)
     var writesAsQuantised: Bool { lossy == 0 }
 
-    /// Whether the GIF writer hands what the viewer sees back to the quantiser after each image
-    /// (lossy LZW). The two stages then take turns instead of overlapping.
+    /// Whether the GIF writer hands what the viewer sees back to the quantiser (lossy LZW), in
+    /// bands of rows as it writes each image (`ShownReport`): the quantiser dithers a row of the
+    /// next frame once that row is in, so the two stages overlap by all but a band.
     var feedsShownBack: Bool { lossy > 0 && handsShownBack }
 
     /// `keepTolerance` where the GIF is written as quantised, never past the change threshold
