@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 @testable import ClipKit
+import TestSupport
 
 @Suite struct ShownFollowerTests {
     /// A 4 x 4 canvas whose pixel (x, y) is RGB (value, x, y).
@@ -14,7 +15,7 @@ import Testing
     @Test func rowsAreReadAsTheyArriveWhileTheWriterIsStillWriting() throws {
         let reports = BoundedQueue<ShownReport>(capacity: ShownReport.queueCapacity)
         var follower = ShownFollower(reports: reports)
-        follower.expect(PixelRect(x: 0, y: 0, width: 4, height: 4), width: 4, height: 4)
+        follower.expect(PixelRect(x: 0, y: 0, width: 4, height: 4), opaque: true, width: 4, height: 4)
         #expect(follower.knows(width: 4, height: 4))
         // The writer sends the top half, then waits until the first row has been read before
         // it sends the rest: a follower that waited for the whole image would never get it.
@@ -50,12 +51,12 @@ import Testing
     @Test func aPartialImageChangesOnlyItsRows() throws {
         let reports = BoundedQueue<ShownReport>(capacity: ShownReport.queueCapacity)
         var follower = ShownFollower(reports: reports)
-        follower.expect(PixelRect(x: 0, y: 0, width: 4, height: 4), width: 4, height: 4)
+        follower.expect(PixelRect(x: 0, y: 0, width: 4, height: 4), opaque: true, width: 4, height: 4)
         reports.push(Self.band(rows: 0..<4, value: 1))
         reports.push(.done)
         follower.catchUp()
         // A 2 x 1 image at (1, 2): rows outside it are final at once, its own row waits.
-        follower.expect(PixelRect(x: 1, y: 2, width: 2, height: 1), width: 4, height: 4)
+        follower.expect(PixelRect(x: 1, y: 2, width: 2, height: 1), opaque: true, width: 4, height: 4)
         reports.push(.rows(PixelRect(x: 1, y: 2, width: 2, height: 1), [9, 9, 9, 9, 9, 9]))
         reports.push(.done)
         var rows: [[UInt8]] = []
@@ -75,28 +76,65 @@ import Testing
         let reports = BoundedQueue<ShownReport>(capacity: ShownReport.queueCapacity)
         var follower = ShownFollower(reports: reports)
         // A first image that does not cover the canvas: nothing is known from it.
-        follower.expect(PixelRect(x: 0, y: 0, width: 2, height: 2), width: 4, height: 4)
+        follower.expect(PixelRect(x: 0, y: 0, width: 2, height: 2), opaque: true, width: 4, height: 4)
         #expect(!follower.knows(width: 4, height: 4))
         reports.push(.rows(PixelRect(x: 0, y: 0, width: 2, height: 2), [UInt8](repeating: 5, count: 12)))
         reports.push(.done)
         follower.catchUp()
         #expect(follower.canvas == nil)
+        // A covering image with a transparent index does not make it known (nor does the encoder follow it).
+        follower.expect(PixelRect(x: 0, y: 0, width: 4, height: 4), opaque: false, width: 4, height: 4)
+        #expect(!follower.knows(width: 4, height: 4))
+        reports.push(.unknown)
+        follower.catchUp()
         // Known from a covering image, then the writer stops following it.
-        follower.expect(PixelRect(x: 0, y: 0, width: 4, height: 4), width: 4, height: 4)
+        follower.expect(PixelRect(x: 0, y: 0, width: 4, height: 4), opaque: true, width: 4, height: 4)
         reports.push(Self.band(rows: 0..<4, value: 2))
         reports.push(.unknown)
         follower.catchUp()
         #expect(!follower.knows(width: 4, height: 4))
         // A band that does not fit the canvas is not copied, and leaves nothing known.
-        follower.expect(PixelRect(x: 0, y: 0, width: 4, height: 4), width: 4, height: 4)
+        follower.expect(PixelRect(x: 0, y: 0, width: 4, height: 4), opaque: true, width: 4, height: 4)
         reports.push(.rows(PixelRect(x: 2, y: 3, width: 4, height: 2), [UInt8](repeating: 0, count: 24)))
         reports.push(.done)
         follower.catchUp()
         #expect(!follower.knows(width: 4, height: 4))
         // A cancelled queue (the run stopping) too.
-        follower.expect(PixelRect(x: 0, y: 0, width: 4, height: 4), width: 4, height: 4)
+        follower.expect(PixelRect(x: 0, y: 0, width: 4, height: 4), opaque: true, width: 4, height: 4)
         reports.cancel()
         follower.catchUp()
         #expect(!follower.knows(width: 4, height: 4))
+    }
+
+    /// The writer's side: the lossy encoder reports an image's rows in at most the bands the
+    /// feedback queue holds (with the last band and `done`), in order, and only rows it has
+    /// finished: what they show then is what they show after the image.
+    @Test(arguments: [1, 2, 7, 8, 9, 15, 16, 17, 100])
+    func theEncoderReportsFinishedRowsInAtMostTheBandsTheQueueHolds(height: Int) throws {
+        let width = 9
+        let url = Fixture.scratchDirectory().appendingPathComponent("bands.gif")
+        let encoder = try GIFEncoder(url: url, width: width, height: height, globalPalette: nil, loopCount: 0)
+        encoder.lossy = 80
+        // Four grey levels, two of them close, in a pseudo-random pattern: lossy strings run across rows.
+        let table: [UInt8] = [0, 0, 0, 250, 250, 250, 120, 120, 120, 126, 126, 126]
+        var state: UInt32 = 12345
+        let indices: [UInt8] = (0..<width * height).map { _ in
+            state = state &* 1_103_515_245 &+ 12345
+            return UInt8(state >> 16 & 3)
+        }
+        for image in 0..<2 {
+            var reports: [(rows: Int, canvas: [UInt8])] = []
+            let frame = GIFFrame(width: width, height: height, localPalette: table, indices: image == 0 ? indices : indices.reversed())
+            _ = try encoder.prepare(frame, rowsPerReport: ShownReport.bandRows(height: height)) { rows, canvas in
+                reports.append((rows, Array(canvas[0..<rows * width * 3])))
+            }
+            let after = try #require(encoder.shownCanvas)
+            #expect(reports.count + 2 <= ShownReport.queueCapacity, "height \(height): \(reports.count) bands before the last")
+            #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.rows < $1.rows })
+            for report in reports {
+                #expect(report.rows > 0 && report.rows < height)
+                #expect(report.canvas == Array(after[0..<report.rows * width * 3]), "height \(height): rows 0..<\(report.rows) changed after they were reported")
+            }
+        }
     }
 }

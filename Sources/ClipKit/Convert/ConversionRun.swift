@@ -145,7 +145,7 @@ struct ConversionRun: Sendable {
         let targets = animations.targets
         let sinks = (outputs.gif == nil ? 0 : 1) + (outputs.poster == nil ? 0 : 1) + targets.count
         var branches = pipeline.tee("\(stageLabel).tee", from: decoded, count: sinks, capacity: min(capacity, 2))[...]
-        // Lossy LZW: the writer tells the quantiser what it showed, image by image.
+        // Lossy LZW: the writer tells the quantiser what it shows, by bands of rows as it writes.
         let shownFeedback: BoundedQueue<ShownReport>? = options.feedsShownBack && !transparentFrames
             ? pipeline.queue(capacity: ShownReport.queueCapacity) : nil
         let quantized = outputs.gif.map { _ in

@@ -11,10 +11,10 @@ struct QuantizedFrame: Sendable {
     /// Output time in seconds.
     var time: Double
     var isUnchanged: Bool
-    /// The source frame's luma, for the writer's measurement (`GIFOptions.measure`); nil when
-    /// not measuring.
+    /// The source frame's luma, for the measure stage (`GIFOptions.measure`, `GIFMeterStage`),
+    /// which the writer feeds; nil when not measuring.
     var sourceLuma: LumaPlane?
-    /// The source frame itself, for the writer's SSIMULACRA2 (with `sourceLuma`).
+    /// The source frame itself, for the measure stage's SSIMULACRA2 (with `sourceLuma`).
     var sourceImage: RGBAImage?
 }
 

@@ -62,6 +62,8 @@ struct GIFMeterStage {
                     meter?.scoreAsTicksCome()
                 }
             }
+            // Cancelled (the pass stopped, its GIF thrown away): the ticks waiting are not scored.
+            if input.isCancelled { return }
             meter?.finish()
             output.push(MeterFigures(ssim: meter?.ssim, ssimulacra2: meter?.ssimulacra2, ssimulacra2P5: meter?.ssimulacra2P5))
         }

@@ -45,12 +45,12 @@ struct GIFQuantizeStage {
                 if options.measure { quantized.sourceLuma = LumaPlane(frame.image); quantized.sourceImage = frame.image }
                 try options.limits.checkDeadline(source)
                 // One image's reports outstanding at most, which the feedback queue holds, so the
-                // writer never waits to report (a frame that drew nothing is not reported).
+                // writer never waits to report (an `isUnchanged` frame is not reported).
                 if !quantized.isUnchanged { follower?.catchUp() }
                 if !output.push(.frame(quantized)) { return }
                 if !quantized.isUnchanged {
                     let f = quantized.frame
-                    follower?.expect(PixelRect(x: f.left, y: f.top, width: f.width, height: f.height),
+                    follower?.expect(PixelRect(x: f.left, y: f.top, width: f.width, height: f.height), opaque: f.transparentIndex == nil,
                                      width: frame.image.width, height: frame.image.height)
                 }
             case .end(let duration, let warnings):

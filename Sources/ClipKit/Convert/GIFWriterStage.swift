@@ -21,7 +21,7 @@ struct GIFWriterStage {
     /// nil when not measured.
     var meter: GIFMeterStage?
     /// Where what the viewer sees goes back to the quantiser, band by band as each image is
-    /// written (see `GIFQuantizeStage.shownFeedback`); nil when nobody asks.
+    /// written (see `ShownFollower`, the quantiser's side); nil when nobody asks.
     var shownFeedback: BoundedQueue<ShownReport>?
 
     init(destination: URL, source: String, options: GIFOptions, globalPalette: Palette?, budget: ByteBudget) {

@@ -26,11 +26,12 @@ struct ShownFollower {
     }
 
     /// An image of `rect` was handed to the writer, on a canvas of `width` x `height`: its
-    /// reports are to come. A canvas not known becomes known from an image that covers it.
-    mutating func expect(_ rect: PixelRect, width: Int, height: Int) {
+    /// reports are to come. A canvas not known becomes known from an `opaque` image (no
+    /// transparent index) that covers it, as the GIF encoder starts following it.
+    mutating func expect(_ rect: PixelRect, opaque: Bool, width: Int, height: Int) {
         catchUp()
         if canvas == nil || width != canvasWidth || height != canvasHeight {
-            let covers = rect.x == 0 && rect.y == 0 && rect.width == width && rect.height == height
+            let covers = opaque && rect.x == 0 && rect.y == 0 && rect.width == width && rect.height == height
             canvas = covers ? [UInt8](repeating: 0, count: width * height * 3) : nil
             (canvasWidth, canvasHeight) = (width, height)
         }
@@ -65,8 +66,10 @@ struct ShownFollower {
             }
         }
         self.pending = pending
-        // (An image the writer could not follow leaves the rows read so far as they were: the
-        // frame being dithered kept against those, and nothing is kept after it.)
+        // (An image the writer stopped following mid-way: the frame being dithered kept against
+        // its rows reported so far and, below them, what was shown before it; nothing is kept
+        // after this frame. clipkit's own frames never get there: the first covers the canvas
+        // opaque, and none is cleared or falls outside it.)
         if lost { canvas = nil }
         return result
     }

@@ -13,9 +13,10 @@
 /// (what the GIF ends on) in any case. Which ticks depends only on the output times, so the
 /// figures are deterministic.
 ///
-/// The ticks picked are scored late: their pictures wait (up to `maxWaitingBytes`, oldest scored
-/// first when more come) until `finish()`, so a `--max-bytes` pass that stops early, its GIF
-/// thrown away, never pays for them. A tick that shows what the tick before it showed, against
+/// The ticks picked may be scored late: their pictures wait (up to `maxWaitingBytes`, oldest
+/// scored first when more come) until `finish()`, so a `--max-bytes` pass that stops early, its
+/// GIF thrown away, never pays for them; or each once the next is picked (`scoreAsTicksCome()`),
+/// for a GIF that will be kept, measured beside the writer (`GIFMeterStage`). A tick that shows what the tick before it showed, against
 /// the same source, is not scored again: it repeats that score (a still stretch costs a
 /// comparison, not a measurement). The figures are the same, the scores taken in the same order.
 struct GIFQualityMeter {
