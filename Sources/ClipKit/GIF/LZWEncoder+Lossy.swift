@@ -104,6 +104,9 @@ extension LZWEncoder {
         let unit = max(bound, 1)
         var best = root, bestLength = 1
         var bestScore = unit
+        // `distance(...) <= bound` and `<= 2 * bound` without the division: on the weighted sum
+        // x, floor(x / 3) <= b exactly when x < 3 * b + 3.
+        let fits = 3 * bound + 3, fitsAlone = 6 * bound + 3
         var depth = 0
         var visits = 0
         // The string being looked at: its code, length, summed error and carried error.
@@ -132,9 +135,11 @@ extension LZWEncoder {
                         if s == wanted { exact = c; continue }
                         guard branches, let have = color(s, o) else { continue }
                         let dr = tr - have.0, dg = tg - have.1, db = tb - have.2
-                        let d = Self.distance(dr, dg, db)
+                        let weighted = Self.weightedSquare(dr, dg, db)
+                        guard weighted < fits else { continue }
                         let rr = want.0 - have.0, rg = want.1 - have.1, rb = want.2 - have.2
-                        guard d <= bound && Self.distance(rr, rg, rb) <= 2 * bound else { continue }
+                        guard Self.weightedSquare(rr, rg, rb) < fitsAlone else { continue }
+                        let d = weighted / 3
                         nodeLength[c] = Int32(length + 1)
                         nodeLoss[c] = Int32(clamping: loss + d)
                         nodeError[c * 3] = Int32(dr * 3 / 4); nodeError[c * 3 + 1] = Int32(dg * 3 / 4)
@@ -176,6 +181,14 @@ extension LZWEncoder {
     /// the four bench clips (--quality 25-95).
     @inline(__always)
     static func distance(_ dr: Int, _ dg: Int, _ db: Int) -> Int {
-        (3 * dr * dr + 4 * dg * dg + 2 * db * db) / 3
+        weightedSquare(dr, dg, db) / 3
+    }
+
+    /// 3 dr² + 4 dg² + 2 db², three times `distance` before rounding down. Wrapping arithmetic:
+    /// the differences are at most a few thousand (colours of 0-255 and a carried error that
+    /// three quarters bound to 765), far from overflowing.
+    @inline(__always)
+    static func weightedSquare(_ dr: Int, _ dg: Int, _ db: Int) -> Int {
+        3 &* dr &* dr &+ 4 &* dg &* dg &+ 2 &* db &* db
     }
 }
