@@ -12,6 +12,20 @@ import TestSupport
         return .rows(PixelRect(x: 0, y: rows.lowerBound, width: 4, height: rows.count), pixels)
     }
 
+    /// The 4 rows of the canvas as a ditherer reads them through `follower`, each once it is
+    /// ready; `afterEach` runs after each row is read.
+    static func rowsRead(by follower: inout ShownFollower, afterEach: (Int) -> Void = { _ in }) -> [[UInt8]] {
+        var rows: [[UInt8]] = []
+        follower.following { canvas, rowReady in
+            for y in 0..<4 {
+                rowReady(y)
+                rows.append(Array(canvas[y * 12..<(y + 1) * 12]))
+                afterEach(y)
+            }
+        }
+        return rows
+    }
+
     @Test func rowsAreReadAsTheyArriveWhileTheWriterIsStillWriting() throws {
         let reports = BoundedQueue<ShownReport>(capacity: ShownReport.queueCapacity)
         var follower = ShownFollower(reports: reports)
@@ -31,13 +45,8 @@ import TestSupport
             reports.push(Self.band(rows: 2..<4, value: 7))
             reports.push(.done)
         }
-        var seen: [[UInt8]] = []
-        follower.following { canvas, rowReady in
-            for y in 0..<4 {
-                rowReady(y)
-                seen.append(Array(canvas[y * 12..<(y + 1) * 12]))
-                if y == 0 { firstRowRead.withLock { $0 = true } }
-            }
+        let seen = Self.rowsRead(by: &follower) { y in
+            if y == 0 { firstRowRead.withLock { $0 = true } }
         }
         follower.catchUp()
         writer.join()
@@ -59,13 +68,7 @@ import TestSupport
         follower.expect(PixelRect(x: 1, y: 2, width: 2, height: 1), opaque: true, width: 4, height: 4)
         reports.push(.rows(PixelRect(x: 1, y: 2, width: 2, height: 1), [9, 9, 9, 9, 9, 9]))
         reports.push(.done)
-        var rows: [[UInt8]] = []
-        follower.following { canvas, rowReady in
-            for y in 0..<4 {
-                rowReady(y)
-                rows.append(Array(canvas[y * 12..<(y + 1) * 12]))
-            }
-        }
+        let rows = Self.rowsRead(by: &follower)
         follower.catchUp()
         #expect(rows[1] == [1, 0, 1, 1, 1, 1, 1, 2, 1, 1, 3, 1])
         #expect(rows[2] == [1, 0, 2, 9, 9, 9, 9, 9, 9, 1, 3, 2])

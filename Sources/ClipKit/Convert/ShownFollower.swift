@@ -90,9 +90,12 @@ struct ShownFollower {
                     continue
                 }
                 if let pixels {
+                    // Row by row into the canvas (the band checked to lie within it).
+                    let rowBytes = band.width * 3
                     for row in 0..<band.height {
-                        let to = ((band.y + row) * width + band.x) * 3, from = row * band.width * 3
-                        for i in 0..<band.width * 3 { pixels[to + i] = bytes[from + i] }
+                        let to = ((band.y + row) * width + band.x) * 3, from = row * rowBytes
+                        _ = UnsafeMutableBufferPointer(rebasing: pixels[to..<to + rowBytes])
+                            .update(fromContentsOf: bytes[from..<from + rowBytes])
                     }
                 }
                 pending = (rect, max(rows, band.y + band.height - rect.y))
