@@ -97,6 +97,23 @@ import TestSupport
         #expect(global.hasGlobalTable && global.images.allSatisfy { !$0.hasLocalTable })
     }
 
+    /// `--colors N` is the table's entries, the transparent one included (as ffmpeg's palettegen
+    /// counts with reserve_transparent): a frame drawn over the last, with its transparent entry,
+    /// has N-1 colours in a table of N, not N in one of 2N with a code a bit wider.
+    @Test func colorsCountTheTransparentEntry() throws {
+        for colors in [128, 64, 100] {
+            let (_, gif, _) = try convert("motion.mp4") { $0.fps = 5; $0.colors = colors; $0.changeThreshold = 0 }
+            let table = 1 << (Int.bitWidth - (colors - 1).leadingZeroBitCount)
+            #expect(gif.images[0].transparent == nil && gif.images[0].tableSize == table, "\(colors): the first frame's table")
+            let later = gif.images.dropFirst()
+            #expect(later.count == 14 && later.allSatisfy { $0.transparent != nil && $0.tableSize == table },
+                    "\(colors): tables \(later.map(\.tableSize)), transparent \(later.map(\.transparent))")
+            // The transparent entry follows the colours: N-1 of them where N fills the table.
+            #expect(later.allSatisfy { $0.transparent! <= colors - 1 }, "\(colors): \(later.map(\.transparent))")
+            #expect(later.contains { $0.transparent! == colors - 1 }, "\(colors): some frame takes every colour it may")
+        }
+    }
+
     @Test func ditherOptionDecidesThePixels() throws {
         // The first frame is written whole with a palette of its own colours, so it must be exactly
         // what that method's Ditherer makes of the decoded source frame: an ignored or mixed-up

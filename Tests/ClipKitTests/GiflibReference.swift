@@ -11,6 +11,8 @@ struct GiflibReference {
         var disposal: Int
         var transparent: Int?
         var hasLocalTable: Bool
+        /// Entries of the colour table the image uses (its own, else the global one).
+        var tableSize = 0
     }
 
     var width = 0
@@ -48,12 +50,13 @@ struct GiflibReference {
                 }
             }
             let d = saved.ImageDesc
-            let image = Image(left: Int(d.Left), top: Int(d.Top), width: Int(d.Width), height: Int(d.Height),
+            var image = Image(left: Int(d.Left), top: Int(d.Top), width: Int(d.Width), height: Int(d.Height),
                               delay: Int(gcb.DelayTime), disposal: Int(gcb.DisposalMode),
                               transparent: gcb.TransparentColor == NO_TRANSPARENT_COLOR ? nil : Int(gcb.TransparentColor),
                               hasLocalTable: d.ColorMap != nil)
-            images.append(image)
             let map = (d.ColorMap ?? gif.pointee.SColorMap)!.pointee
+            image.tableSize = Int(map.ColorCount)
+            images.append(image)
             let before = canvas
             for y in 0..<image.height {
                 for x in 0..<image.width {

@@ -101,7 +101,7 @@ struct ConversionRun: Sendable {
             var palette: Palette?
             if options.palette == .global, outputs.gif != nil {
                 let histogram = try gatherColors(video: url, options: options)
-                palette = Quantizer(maxColors: min(options.colors, 255), errorTarget: Double(options.paletteError))
+                palette = Quantizer(maxColors: options.colorsBesideTransparent, errorTarget: Double(options.paletteError))
                     .palette(for: histogram)
             }
             if let frames = frameCache?.take(for: read), let source = frames.source {

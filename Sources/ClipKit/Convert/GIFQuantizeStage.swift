@@ -83,7 +83,7 @@ struct GIFQuantizeStage {
             return QuantizedFrame(frame: frame, time: time, isUnchanged: false)
         }
         let mask: [Bool]? = change.isFirst ? nil : change.mask
-        let palette = globalPalette ?? Quantizer(maxColors: change.isFirst ? options.colors : min(options.colors, 255),
+        let palette = globalPalette ?? Quantizer(maxColors: change.isFirst ? options.colors : options.colorsBesideTransparent,
                                                      errorTarget: Double(options.paletteError))
             .palette(for: image, mask: mask)
         let transparent: UInt8? = change.isFirst ? nil : UInt8(palette.count)
@@ -140,7 +140,7 @@ struct GIFQuantizeStage {
                 anyTransparent = true
             }
         }
-        let palette = Quantizer(maxColors: anyTransparent ? min(options.colors, 255) : options.colors,
+        let palette = Quantizer(maxColors: anyTransparent ? options.colorsBesideTransparent : options.colors,
                                 errorTarget: Double(options.paletteError)).palette(for: image, mask: mask)
         let transparent: UInt8? = anyTransparent ? UInt8(palette.count) : nil
         var ditherer = Ditherer(palette: palette, method: options.dither)
