@@ -73,7 +73,7 @@ struct GIFCommand: ParsableCommand {
     @Option(help: "Playback speed: 2 plays twice as fast (drops frames rather than write delays under 2 cs).")
     var speed: Double = 1
 
-    @Option(help: ArgumentHelp("Entries per colour table, 2 to 256 (default 256), the transparent one included as ffmpeg's palettegen counts it: a frame drawn over the last (with its transparent entry) has one colour fewer, so 128 keeps a table of 128, not 256.", valueName: "n"))
+    @Option(help: ArgumentHelp("Colours per palette, 2 to 256 (default 256). A power of two from 8 up is the table's size, the transparent entry included as ffmpeg's palettegen counts it: a frame drawn over the last has one colour fewer, so 128 keeps a table of 128 entries, not 256.", valueName: "n"))
     var colors: Int?
 
     @Option(help: ArgumentHelp("Dithering: floyd-steinberg (the default), sierra, bayer (ordered, smaller files, no crawling) or none.", valueName: "mode"))

@@ -97,20 +97,21 @@ import TestSupport
         #expect(global.hasGlobalTable && global.images.allSatisfy { !$0.hasLocalTable })
     }
 
-    /// `--colors N` is the table's entries, the transparent one included (as ffmpeg's palettegen
-    /// counts with reserve_transparent): a frame drawn over the last, with its transparent entry,
-    /// has N-1 colours in a table of N, not N in one of 2N with a code a bit wider.
+    /// `--colors N`, a power of two from 8 up, is the table's entries, the transparent one
+    /// included (as ffmpeg's palettegen counts with reserve_transparent): a frame drawn over the
+    /// last has N-1 colours in a table of N, not N in one of 2N with codes a bit wider. Other
+    /// counts, and 2 or 4, keep N colours beside the transparent entry.
     @Test func colorsCountTheTransparentEntry() throws {
-        for colors in [128, 64, 100] {
+        for (colors, most, table) in [(128, 127, 128), (64, 63, 64), (100, 100, 128), (4, 4, 8)] {
             let (_, gif, _) = try convert("motion.mp4") { $0.fps = 5; $0.colors = colors; $0.changeThreshold = 0 }
-            let table = 1 << (Int.bitWidth - (colors - 1).leadingZeroBitCount)
-            #expect(gif.images[0].transparent == nil && gif.images[0].tableSize == table, "\(colors): the first frame's table")
+            #expect(gif.images[0].transparent == nil && gif.images[0].tableSize == 1 << (Int.bitWidth - (colors - 1).leadingZeroBitCount),
+                    "\(colors): the first frame's table \(gif.images[0].tableSize)")
             let later = gif.images.dropFirst()
             #expect(later.count == 14 && later.allSatisfy { $0.transparent != nil && $0.tableSize == table },
                     "\(colors): tables \(later.map(\.tableSize)), transparent \(later.map(\.transparent))")
-            // The transparent entry follows the colours: N-1 of them where N fills the table.
-            #expect(later.allSatisfy { $0.transparent! <= colors - 1 }, "\(colors): \(later.map(\.transparent))")
-            #expect(later.contains { $0.transparent! == colors - 1 }, "\(colors): some frame takes every colour it may")
+            // The transparent entry follows the colours.
+            #expect(later.allSatisfy { $0.transparent! <= most }, "\(colors): \(later.map(\.transparent))")
+            #expect(later.contains { $0.transparent! == most }, "\(colors): some frame takes every colour it may")
         }
     }
 

@@ -20,8 +20,8 @@ public struct GIFOptions: Sendable {
     public var end: Double?
     /// Playback speed factor: 2 plays twice as fast (dropping frames, never shortening delays).
     public var speed: Double = 1
-    /// Entries per colour table, 2...256: a palette beside the transparent entry has one colour
-    /// fewer (`colorsBesideTransparent`).
+    /// Colours per palette, 2...256; a power of two from 8 up is the table's size, the transparent
+    /// entry included (`colorsBesideTransparent`).
     public var colors: Int = 256
     public var dither: DitherMethod = .floydSteinberg
     public var palette: PaletteMode = .perFrame
@@ -219,10 +219,15 @@ public struct GIFSettings: Sendable, Equatable {
 }
 
 extension GIFOptions {
-    /// Colours of a palette whose table also holds the transparent entry: one fewer than
-    /// `colors`, so that the table keeps `colors` entries, as ffmpeg's palettegen counts them
-    /// with reserve_transparent. (128 colours and the transparent entry need a table of 256
-    /// and a code size of 8 bits; 127 fit in 128 and 7: on the bench's 3 s cuts at `--quality
-    /// 50` that took 3.0-6.3% off natural video for 0.4-0.5 SSIMULACRA2 points.)
-    var colorsBesideTransparent: Int { max(1, colors - 1) }
+    /// Colours of a palette whose table also holds the transparent entry. `colors` a power of
+    /// two from 8 up is the table's size, the transparent entry included (as ffmpeg's palettegen
+    /// counts with reserve_transparent): one colour fewer, as the transparent entry would double
+    /// the table and widen every code by a bit (128 colours and the transparent entry need a
+    /// table of 256 and 8-bit codes; 127 fit in 128 and 7: on the bench's 3 s cuts at
+    /// `--quality 50` that took 3.0-6.3% off natural video for 0.4-0.5 SSIMULACRA2 points).
+    /// Other counts fit beside it in the same table; 2 and 4 keep every colour (one of 2 is a
+    /// black-and-white GIF's other colour), the table growing by a few bytes.
+    var colorsBesideTransparent: Int {
+        colors >= 8 && colors & (colors - 1) == 0 ? colors - 1 : min(colors, 255)
+    }
 }
