@@ -94,7 +94,7 @@ struct GIFCommand: ParsableCommand {
     @Option(help: ArgumentHelp("One knob for size against fidelity, 1-100: sets --colors, --threshold, --lossy and --palette-error (Floyd-Steinberg dithering stays on) along the bytes/SSIMULACRA2 frontier measured on natural clips (options given explicitly win). 100 draws every change exactly (threshold 0, no lossy): the largest and best; the default output (no --quality) is not on the scale. Below 90 colours fall as lossy rises (192 colours and lossy 80 at 75, 128 and 135 at 50); the threshold stays near 0 down to 50, then rises (20 at 40, 60 at 25, 2000 at 1). WebP: its lossy quality (default 80).", valueName: "q"))
     var quality: Int?
 
-    @Option(help: ArgumentHelp("Largest GIF wanted: bytes, or with a unit (500KB, 5MB, 2MiB). The highest --quality level that fits is written (from --quality, else 100, down to 80; passes stop as soon as their size is known), below that a narrower picture at 80, and at the narrowest (16 px) the levels under 80; --colors, --threshold, --lossy or --palette-error given stay. Never larger. The first pass (or the decode of a WebP/MP4 beside it) keeps the decoded video (up to --max-memory/5, at most 192 MiB) for the passes to scale again.", valueName: "size"))
+    @Option(help: ArgumentHelp("Largest GIF wanted: bytes, or with a unit (500KB, 5MB, 2MiB). The highest --quality level that fits is written (from --quality, else 100, down to 80; passes stop as soon as their size is known), below that a narrower picture at 80, and at the narrowest (16 px) the levels under 80; --colors, --threshold, --lossy or --palette-error given stay. A level a little over the limit writes its later frames with more lossy LZW (up to 1.5x its own, reported as lossy_max) to land under it instead of taking another pass. Never larger. The first pass (or the decode of a WebP/MP4 beside it) keeps the decoded video (up to --max-memory/5, at most 192 MiB) for the passes to scale again.", valueName: "size"))
     var maxBytes: String?
 
     @Option(help: ArgumentHelp("Lowest quality accepted, in SSIMULACRA2 points 0-100 (90 visually lossless, 70 high, 50 medium, 30 low; the mean measured by --measure): a GIF measured below it is not written (exit 1); with --max-bytes, a smaller picture is tried first. Default 30 with --max-bytes (none with --no-measure), else none. Values up to 1 (an SSIM) are refused.", valueName: "points"))
@@ -329,7 +329,7 @@ extension Report {
         ssimulacra2 = result.ssimulacra2.map { ($0 * 100).rounded() / 100 }
         ssimulacra2P5 = result.ssimulacra2P5.map { ($0 * 100).rounded() / 100 }
         durationErrorMs = result.durationErrorMilliseconds
-        settings = ["lossy": result.settings.lossy, "colors": result.settings.colors, "threshold": result.settings.changeThreshold,
-                    "palette_error": result.settings.paletteError]
+        settings = ["lossy": result.settings.lossy, "lossy_max": result.raisedLossy ?? result.settings.lossy, "colors": result.settings.colors,
+                    "threshold": result.settings.changeThreshold, "palette_error": result.settings.paletteError]
     }
 }

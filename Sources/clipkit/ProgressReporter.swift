@@ -39,6 +39,7 @@ struct ProgressReporter: Sendable {
             measured += String(format: ", SSIMULACRA2 %.1f (5th percentile %.1f)", mean, p5)
         }
         if result.settings.lossy > 0 { measured += ", lossy \(result.settings.lossy)" }
+        if let raised = result.raisedLossy { measured += " (up to \(raised) on later frames)" }
         if result.settings.colors < 256 { measured += ", \(result.settings.colors) colours" }
         summary(result.url, frames: result.frameCount, duration: Double(result.durationCentiseconds) / 100,
                 width: result.width, height: result.height, bytes: result.bytes, extra: measured, seconds: seconds)

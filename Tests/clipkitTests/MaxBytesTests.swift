@@ -48,7 +48,7 @@ import TestSupport
         #expect(run.status == 0, "\(run.stderr)")
         let bytes = try size(dir.appendingPathComponent("fit.gif"))
         #expect(bytes <= limit)
-        let chosen = run.stdout.firstMatch(of: /"settings":\{"colors":([0-9]+),"lossy":([0-9]+),"palette_error":([0-9]+),"threshold":([0-9]+)\}/)
+        let chosen = run.stdout.firstMatch(of: /"settings":\{"colors":([0-9]+),"lossy":([0-9]+),"lossy_max":[0-9]+,"palette_error":([0-9]+),"threshold":([0-9]+)\}/)
         let colors = chosen.flatMap { Int($0.1) }, lossy = chosen.flatMap { Int($0.2) }
         let paletteError = chosen.flatMap { Int($0.3) }, threshold = chosen.flatMap { Int($0.4) }
         let level = (80...100).first {
@@ -60,9 +60,9 @@ import TestSupport
         // --quality caps the levels tried; settings given explicitly stay.
         let capped = try CLI.run(["gif", Self.clip.path, "-o", "capped.gif", "--max-bytes", "100MB", "--quality", "60", "--json"], in: dir)
         let sixty = GIFOptions.settings(forQuality: 60)
-        #expect(capped.stdout.contains("\"settings\":{\"colors\":\(sixty.colors),\"lossy\":\(sixty.lossy),\"palette_error\":\(sixty.paletteError),\"threshold\":\(sixty.changeThreshold)}"), "\(capped.stdout)")
+        #expect(capped.stdout.contains("\"settings\":{\"colors\":\(sixty.colors),\"lossy\":\(sixty.lossy),\"lossy_max\":\(sixty.lossy),\"palette_error\":\(sixty.paletteError),\"threshold\":\(sixty.changeThreshold)}"), "\(capped.stdout)")
         let fixed = try CLI.run(["gif", Self.clip.path, "-o", "fixed.gif", "--max-bytes", "\(limit)", "--lossy", "25", "--json"], in: dir)
-        #expect(fixed.status == 0 && fixed.stdout.contains("\"lossy\":25"), "\(fixed.stdout)")
+        #expect(fixed.status == 0 && fixed.stdout.contains("\"lossy\":25,\"lossy_max\":25,"), "\(fixed.stdout)")
         #expect(try size(dir.appendingPathComponent("fixed.gif")) <= limit)
         // Given at their default values they stay too (they were taken for not given: level 80's
         // lossy 67 and threshold 2 were written).
@@ -71,6 +71,30 @@ import TestSupport
         #expect(try size(dir.appendingPathComponent("exact.gif")) <= limit)
         let full256 = try CLI.run(["gif", Self.clip.path, "-o", "colors.gif", "--quality", "50", "--colors", "256", "--json"], in: dir)
         #expect(full256.status == 0 && full256.stdout.contains("\"colors\":256,"), "\(full256.stdout)")
+    }
+
+    @Test func aLevelALittleOverTheLimitLandsUnderItWithLossierLaterFrames() throws {
+        let dir = Fixture.scratchDirectory()
+        #expect(try CLI.run(["gif", Self.clip.path, "-o", "q90.gif", "--quality", "90"], in: dir).status == 0)
+        let q90 = try size(dir.appendingPathComponent("q90.gif"))
+        // 1% under level 90's GIF: level 90 is written, its later frames lossier, in one pass.
+        let limit = q90 - q90 / 100
+        let run = try CLI.run(["gif", Self.clip.path, "-o", "fit.gif", "--max-bytes", "\(limit)", "--json"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        let bytes = try size(dir.appendingPathComponent("fit.gif"))
+        #expect(bytes <= limit && Double(bytes) >= 0.95 * Double(limit), "\(bytes) bytes for a limit of \(limit)")
+        let level = GIFOptions.settings(forQuality: 90)
+        let chosen = try #require(run.stdout.firstMatch(of: /"colors":([0-9]+),"lossy":([0-9]+),"lossy_max":([0-9]+),/), "\(run.stdout)")
+        #expect(Int(chosen.1) == level.colors && Int(chosen.2) == level.lossy, "\(run.stdout)")
+        let raised = try #require(Int(chosen.3))
+        #expect(raised > level.lossy && raised <= level.lossy * 3 / 2, "\(run.stdout)")
+        // The same clip and timing; the frames before the checkpoint (30% of 30) are level 90's
+        // exactly, and later ones are not.
+        let fitted = try Decoded.gif(dir.appendingPathComponent("fit.gif"), keep: 30)
+        let reference = try Decoded.gif(dir.appendingPathComponent("q90.gif"), keep: 30)
+        #expect(fitted.delays == reference.delays && fitted.canvases.count == 30)
+        #expect(zip(fitted.canvases, reference.canvases).prefix(9).allSatisfy { $0.pixels == $1.pixels })
+        #expect(zip(fitted.canvases, reference.canvases).dropFirst(9).contains { $0.pixels != $1.pixels })
     }
 
     @Test(arguments: [("pick.mp4", [3, 10]), ("black_start.mp4", [2, 4])])

@@ -159,6 +159,9 @@ public struct GIFResult: Sendable {
     public var warnings: [String] = []
     /// The settings the GIF was written with (for `--max-bytes`, the ones it chose).
     public var settings = GIFSettings(GIFOptions())
+    /// The highest lossy LZW level later images were written with, when `--max-bytes` raised it
+    /// above `settings.lossy` to land under the limit (`LossyRateControl`); nil when it did not.
+    public var raisedLossy: Int?
     /// Luma SSIM of what a viewer sees at each output tick against the source frame it stands
     /// for, the mean over ticks (`GIFOptions.measure`); nil when not measured.
     public var ssim: Double?

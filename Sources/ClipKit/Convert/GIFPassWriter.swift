@@ -35,7 +35,10 @@ enum WriterOutcome {
 /// stops once past `maxBytes` (the GIF cannot fit), and the size projected after every frame once
 /// `checkpoint` of the expected frames are written: more than `overShare` of the limit, it
 /// stops; less than `underShare` at the checkpoint and `mayStopUnder`, it stops too, so that a
-/// higher level can be tried. Decided from the writer's own bytes at fixed frames, so never by timing.
+/// higher level can be tried. A pass with lossy LZW of `--quality`'s choosing is rate-controlled
+/// instead (`LossyRateControl`): projected up to `LossyRateControl.overShare` at the checkpoint,
+/// it goes on with its later frames lossier, and stops once even its ceiling is projected over.
+/// Decided from the writer's own bytes at fixed frames, so never by timing.
 struct GIFPassWriter: Sendable {
     let run: ConversionRun
     let options: GIFOptions
@@ -91,6 +94,8 @@ struct GIFPassWriter: Sendable {
         var firstBytes = 0
         // The bytes after each of the last `recentFrames` frames: the rate lately.
         var recent = [Int](repeating: 0, count: Self.recentFrames)
+        // Lossy LZW raised on the later frames of a pass a little over the limit.
+        var control: LossyRateControl?
         while let message = try quantized.pop() {
             try options.limits.checkDeadline(path)
             switch message {
@@ -124,15 +129,29 @@ struct GIFPassWriter: Sendable {
                     past.pastLimit = true
                     return .missed(past)
                 }
+                if done == 1 { control = LossyRateControl(options: options) }
                 guard let checkpoint, done >= checkpoint else { continue }
-                let over = Double(projected) > Self.overShare * Double(maxBytes)
                 let under = done == checkpoint && mayStopUnder && Double(projected) < Self.underShare * Double(maxBytes)
+                let over: Bool
+                if let held = control {
+                    // Under rate control a pass a little over goes on, its later frames lossier;
+                    // it stops once even the ceiling cannot bring it under.
+                    over = done == checkpoint ? Double(projected) > LossyRateControl.overShare * Double(maxBytes)
+                        : held.cannotLand(projected: projected, limit: maxBytes)
+                } else {
+                    over = Double(projected) > Self.overShare * Double(maxBytes)
+                }
                 if over || under { return .missed(probe(writer, bytes: over ? overBy : projected, over: over, complete: false, written: done)) }
+                if var held = control {
+                    writer.lossy = held.update(projected: projected, bytes: bytes, limit: maxBytes)
+                    control = held
+                }
                 // Projected within reach at the checkpoint: the GIF is likely kept, so measure it as it comes.
                 if done == checkpoint { meter?.send(.keep) }
             case .end(let duration, let warnings):
                 var result = try writer.finish(duration: duration, fingerprint: try run.job.fingerprint())
                 result.warnings = warnings
+                if let control, control.highest > control.base { result.raisedLossy = control.highest }
                 if let maxBytes = options.maxBytes {
                     // A count that proved wrong (or was missing) made every projection wrong: this
                     // pass's exact size, and the count, go to the search. So does a size far under

@@ -38,6 +38,13 @@ struct GIFWriterStage {
     /// Bytes written so far and held back in encoded images waiting for their delays.
     var bytesSoFar: Int { bytesWritten + pending.reduce(0) { $0 + $1.image.bytes.count } }
 
+    /// The lossy LZW level of the images encoded from now on (`options.lossy` at first;
+    /// `LossyRateControl` raises it on a `--max-bytes` pass's later frames).
+    var lossy: Int {
+        get { encoder?.lossy ?? options.lossy }
+        set { encoder?.lossy = newValue }
+    }
+
     /// The GIF's size (0 x 0 before the first frame).
     var canvasSize: (width: Int, height: Int) { size }
 
