@@ -77,6 +77,18 @@ import Testing
             #expect(size(width) <= limit && width < 480)
             #expect(size(width) * 100 >= limit * 80, "limit \(limit): \(width) px, \(size(width)) bytes after \(tried)")
             #expect(tried.count <= search.maxPasses)
+            // Odd widths only (libswscale's full chroma), and never one twice.
+            #expect(tried.allSatisfy { $0 % 2 == 1 } && Set(tried).count == tried.count, "limit \(limit): \(tried)")
+        }
+        // A size that jumps by width parity (even widths 8% larger) ends at an odd width close
+        // under the limit.
+        let jagged: (Int) -> Int = { width in size(width) * (width % 2 == 0 ? 108 : 100) / 100 }
+        for limit in stride(from: 100_000, through: 800_000, by: 35_000) {
+            var search = FitSearch.widths(limit: limit, below: FitProbe(bytes: jagged(480), width: 480, height: 270, over: true, complete: true))
+            let (written, tried) = drive(&search, size: jagged)
+            let width = try! #require(written, "limit \(limit): \(tried)")
+            #expect(width % 2 == 1 && jagged(width) <= limit && jagged(width) * 100 >= limit * 80, "limit \(limit): \(width) px after \(tried)")
+            #expect(tried.count <= search.maxPasses && tried.allSatisfy { $0 % 2 == 1 })
         }
         // Nothing fits at 16 px: the search ends with the narrowest over.
         var tiny = FitSearch.widths(limit: 1_000, below: FitProbe(bytes: size(480), width: 480, height: 270, over: true, complete: true))

@@ -19,6 +19,8 @@ struct FitSearch {
     let nominalSlope: Double
     /// Passes allowed (raised to `exactPasses` once projections have misled: `forgetProjections`).
     var maxPasses: Int
+    /// The values a pass may run at (all but the widths' even ones: `widths`).
+    var allows: (Int) -> Bool = { _ in true }
     /// Passes allowed once every pass is exact: a pass stopped past the limit says only that it
     /// is over, so the search converges more slowly (as the narrowest picture's re-search does).
     static let exactPasses = 8
@@ -52,10 +54,19 @@ struct FitSearch {
         return FitSearch(limit: limit, top: floor - 1, bottom: 1, start: 1, coordinate: logSize, nominalSlope: 1, maxPasses: 5)
     }
 
-    /// The widths below the one whose GIF was `over` (recorded as the first probe).
+    /// The widths below the one whose GIF was `over` (recorded as the first probe): odd ones
+    /// (and the narrowest). At an odd width libswscale interpolates chroma at every pixel (it
+    /// forces that itself); at an even one it computes one chroma value per pair of pixels, and
+    /// those 2-pixel steps cost colours and bytes: at level 80 the bench's 3 s cuts took 1-9%
+    /// more bytes at each even width than at the odd one beside it (720p: 462-500 KB
+    /// alternating from 460 to 472 px), so the bytes the search predicts from jumped by width
+    /// parity (the 720p cut at half its default size: 461 px at 89% of the limit, 470 px 3.8%
+    /// over, then 465 px; five passes), and a narrow even picture lost its colour detail
+    /// (the 1080p cut scaled back to 480 px scored 42.4 / 28.9 / 41.5 / 29.9 at 209-212 px).
     static func widths(limit: Int, below over: FitProbe, maxPasses: Int = 5) -> FitSearch {
-        var search = FitSearch(limit: limit, top: over.width, bottom: min(smallestWidth, over.width), start: over.width,
-                               coordinate: { log(Double($0)) }, nominalSlope: 1.5, maxPasses: maxPasses)
+        let top = over.width, bottom = min(smallestWidth, over.width)
+        var search = FitSearch(limit: limit, top: top, bottom: bottom, start: top, coordinate: { log(Double($0)) }, nominalSlope: 1.5,
+                               maxPasses: maxPasses, allows: { $0 % 2 == 1 || $0 == top || $0 == bottom })
         search.record(over, at: over.width, ran: false)
         return search
     }
@@ -124,7 +135,7 @@ struct FitSearch {
     /// Whether a pass at `value` may stop for a projection far under the limit: a higher value
     /// is still untried and passes remain.
     func mayStopUnder(at value: Int) -> Bool {
-        value != settled && value + 1 < (lowestOver?.value ?? top + 1) && passes + 1 < maxPasses
+        value != settled && (value + 1..<max(value + 1, lowestOver?.value ?? top + 1)).contains(where: allows) && passes + 1 < maxPasses
     }
 
     /// The next value to try; nil when the values are spent.
@@ -142,7 +153,7 @@ struct FitSearch {
             return highest(in: under.value + 1...top, from: under.value, under.probe.bytes, slope: nominalSlope)
         }
         let low = max(under?.value ?? bottom - 1, bottom - 1)
-        guard over.value - 1 > low, passes < maxPasses else {
+        guard (low + 1..<over.value).contains(where: allows), passes < maxPasses else {
             // Nothing untried between: write the highest value that was under, without stopping.
             guard let under else { return nil }
             settled = under.value
@@ -156,8 +167,8 @@ struct FitSearch {
         return highest(in: low + 1...over.value - 1, from: over.value, over.probe.bytes, slope: slope)
     }
 
-    /// The highest value in `range` predicted at or under the aim, from `bytes` at `value`
-    /// (the lowest of the range when none is).
+    /// The highest value in `range` that `allows` predicted at or under the aim, from `bytes`
+    /// at `value` (the lowest allowed of the range when none is; the range holds one).
     private func highest(in range: ClosedRange<Int>, from value: Int, _ bytes: Int, slope: Double) -> Int {
         let wanted = coordinate(value) + (log(Self.aim * Double(limit)) - log(Double(max(bytes, 1)))) / max(slope, 0.1)
         // Monotone in the value: bisect for the last value at or under `wanted`.
@@ -166,6 +177,6 @@ struct FitSearch {
             let mid = (lo + hi + 1) / 2
             if coordinate(mid) <= wanted { lo = mid } else { hi = mid - 1 }
         }
-        return lo
+        return (range.lowerBound...lo).last(where: allows) ?? range.first(where: allows) ?? lo
     }
 }
