@@ -14,7 +14,7 @@ enum PassOutcome {
 }
 
 extension ConversionRun {
-    /// How many times a GIF that fits but measures below `minQuality` is made again, each time 3/4 as wide.
+    /// How many times a GIF that fits but measures below `minQuality` is made again, each time 3/4 as wide (odd).
     static let floorRetries = 3
 
     /// `--max-bytes`: the passes of `fittingPasses`; when the GIF that fits measures below the
@@ -27,7 +27,9 @@ extension ConversionRun {
             case .written(let result):
                 return result
             case .belowFloor(let low):
-                let width = Int((Double(low.width) * 0.75).rounded(.down))
+                // Odd, as the widths' search (`FitSearch.widths`): full-resolution chroma.
+                let narrower = Int((Double(low.width) * 0.75).rounded(.down))
+                let width = narrower % 2 == 0 ? narrower - 1 : narrower
                 guard retries < Self.floorRetries, width >= FitSearch.smallestWidth else { throw belowFloor(low) }
                 retries += 1
                 attempt.size = .width(width)
