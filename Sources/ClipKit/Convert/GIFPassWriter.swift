@@ -35,9 +35,8 @@ enum WriterOutcome {
 /// stops once past `maxBytes` (the GIF cannot fit), and the size projected after every frame once
 /// `checkpoint` of the expected frames are written: more than `overShare` of the limit, it
 /// stops; less than `underShare` at the checkpoint and `mayStopUnder`, it stops too, so that a
-/// higher level can be tried. A pass with lossy LZW of `--quality`'s choosing is rate-controlled
-/// instead (`LossyRateControl`): projected up to `LossyRateControl.overShare` at the checkpoint,
-/// it goes on with its later frames lossier, and stops once even its ceiling is projected over.
+/// higher level can be tried. Within that band, a pass whose lossy LZW `--quality` chose writes
+/// its later frames lossier as the projection needs (`LossyRateControl`), to end under the limit.
 /// Decided from the writer's own bytes at fixed frames, so never by timing.
 struct GIFPassWriter: Sendable {
     let run: ConversionRun
@@ -131,17 +130,10 @@ struct GIFPassWriter: Sendable {
                 }
                 if done == 1 { control = LossyRateControl(options: options) }
                 guard let checkpoint, done >= checkpoint else { continue }
+                let over = Double(projected) > Self.overShare * Double(maxBytes)
                 let under = done == checkpoint && mayStopUnder && Double(projected) < Self.underShare * Double(maxBytes)
-                let over: Bool
-                if let held = control {
-                    // Under rate control a pass a little over goes on, its later frames lossier;
-                    // it stops once even the ceiling cannot bring it under.
-                    over = done == checkpoint ? Double(projected) > LossyRateControl.overShare * Double(maxBytes)
-                        : held.cannotLand(projected: projected, limit: maxBytes)
-                } else {
-                    over = Double(projected) > Self.overShare * Double(maxBytes)
-                }
                 if over || under { return .missed(probe(writer, bytes: over ? overBy : projected, over: over, complete: false, written: done)) }
+                // Within the band, the later frames are made lossier as the projection needs.
                 if var held = control {
                     writer.lossy = held.update(projected: projected, bytes: bytes, limit: maxBytes)
                     control = held

@@ -4,7 +4,9 @@ import Foundation
 
 /// Rate control for the rest of one `--max-bytes` pass. Lossy LZW is the writer's own setting,
 /// so it can change from one image to the next without the quantiser knowing (it already follows
-/// what the writer shows). From the checkpoint on, after every frame, the whole GIF's size is
+/// what the writer shows). The pass still stops as before (projected over 1.01 of the limit, or
+/// past it), so the control never makes a pass run longer; it turns a pass that would end a
+/// little over into one that fits. From the checkpoint on, after every frame, the whole GIF's size is
 /// projected at the mean rate so far (`GIFPassWriter.projection`); when that is over `aim` of
 /// the limit, the images after it are written at the level that takes the excess off the rest
 /// (bytes fall about as lossy^(-1/4): on the bench clips twice the level took 10-17% off),
@@ -18,7 +20,8 @@ import Foundation
 /// 0.6% over, then level 85 from the start: 22.4 s against a 9.1 s default, SSIMULACRA2 67.2.
 /// Under this control level 90 lands at 98.5% of the limit in one pass (its level 40-48 through
 /// most of the clip, up to 60 in the last seconds): 11.4 s, 68.7. On the 3 s cuts three of
-/// the twelve fits take a pass fewer.
+/// the twelve fits take a pass fewer (a level or width that stopped 1.2-1.4% over, or ended
+/// 0.6% over, now lands under).
 struct LossyRateControl {
     /// The pass's level, and the most its frames may be raised to.
     let base: Int
@@ -30,9 +33,6 @@ struct LossyRateControl {
 
     /// What the control aims the whole GIF at, as a share of the limit.
     static let aim = 0.985
-    /// Projected over this share of the limit at the checkpoint, the pass stops as over (the
-    /// other passes stop over 1.01: `GIFPassWriter.overShare`).
-    static let overShare = 1.025
     /// The most the level is raised, as a factor. Twice the level left the last frames of a
     /// 3 s cut visibly noisier than the first (natural video at 75%: the sky speckled at 134
     /// against 67; SSIMULACRA2 5th percentile 62.4 against a mean of 67.9); 1.5x kept them
@@ -50,11 +50,6 @@ struct LossyRateControl {
         ceiling = min(max(Int((Double(base) * Self.ceilingFactor).rounded()), base), GIFOptions.maxLossy)
         lossy = base
         highest = base
-    }
-
-    /// Whether the pass cannot land under `limit`: at the ceiling and still projected over it.
-    func cannotLand(projected: Int, limit: Int) -> Bool {
-        lossy == ceiling && projected > limit
     }
 
     /// With `bytes` written and `projected` for the whole GIF: the level for the next images.
