@@ -94,7 +94,7 @@ struct GIFPassWriter: Sendable {
         // The bytes after each of the last `recentFrames` frames: the rate lately.
         var recent = [Int](repeating: 0, count: Self.recentFrames)
         // Lossy LZW raised on the later frames of a pass a little over the limit.
-        var control: LossyRateControl?
+        var control = LossyRateControl(options: options)
         while let message = try quantized.pop() {
             try options.limits.checkDeadline(path)
             switch message {
@@ -128,16 +128,12 @@ struct GIFPassWriter: Sendable {
                     past.pastLimit = true
                     return .missed(past)
                 }
-                if done == 1 { control = LossyRateControl(options: options) }
                 guard let checkpoint, done >= checkpoint else { continue }
                 let over = Double(projected) > Self.overShare * Double(maxBytes)
                 let under = done == checkpoint && mayStopUnder && Double(projected) < Self.underShare * Double(maxBytes)
                 if over || under { return .missed(probe(writer, bytes: over ? overBy : projected, over: over, complete: false, written: done)) }
                 // Within the band, the later frames are made lossier as the projection needs.
-                if var held = control {
-                    writer.lossy = held.update(projected: projected, bytes: bytes, limit: maxBytes)
-                    control = held
-                }
+                if let next = control?.update(projected: projected, bytes: bytes, limit: maxBytes) { writer.lossy = next }
                 // Projected within reach at the checkpoint: the GIF is likely kept, so measure it as it comes.
                 if done == checkpoint { meter?.send(.keep) }
             case .end(let duration, let warnings):
