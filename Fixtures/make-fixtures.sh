@@ -201,6 +201,15 @@ done
 "${FF[@]}" -ss 1.1 -i "$out/counter.mp4" -c copy "${BITEXACT[@]}" "$out/seek_cut.mp4"
 for f in seek_ts_bframes.ts seek_opengop.mp4 seek_onekey.webm seek_cut.mp4; do say $f "counter.mp4 for seek tests"; done
 
+# 24b. avi_bframes.avi, avi_packed.avi: 2 s of testsrc2 at 25 fps as MPEG-4 Part 2 with B-frames
+# in AVI, which times packets in decode order and gives only some a presentation time; Xvid packs
+# a P and a B picture into one packet (DivX-style packed bitstream): 48 packets for 50 frames.
+for enc in mpeg4:avi_bframes libxvid:avi_packed; do
+    "${FF[@]}" -f lavfi -i "testsrc2=size=160x120:rate=25:duration=2" -c:v "${enc%%:*}" -bf 2 -q:v 6 -pix_fmt yuv420p \
+        "${BITEXACT[@]}" "$out/${enc#*:}.avi"
+    say "${enc#*:}.avi" "MPEG-4 Part 2 with B-frames in AVI, 160x120 25 fps"
+done
+
 # 25. cover_art.m4a: 1 s of audio with a PNG cover (attached picture): no video to convert
 "${FF[@]}" -f lavfi -i "testsrc2=size=64x64:rate=1" -frames:v 1 "$tmp/cover.png"
 "${FF[@]}" -f lavfi -i "sine=d=1" -i "$tmp/cover.png" -map 0:a -map 1:v -c:a aac -c:v png -disposition:v:0 attached_pic \

@@ -72,6 +72,8 @@ final class FrameDecoder: FrameProducer {
     private var candidateTime = 0.0
     private var lastTime: Double?
     private var lastDelta = 0.0
+    /// Whether every packet read so far has had a timestamp (`skipIfUnneeded`).
+    private var packetsTimed = true
     /// The smallest interval between decoded frames: what a real frame duration is at least half of.
     private var shortestDelta: Double?
     private var decoded = 0
@@ -356,10 +358,16 @@ final class FrameDecoder: FrameProducer {
         return byFrames
     }
 
-    /// Non-reference frames that cannot be on screen at any tick are not decoded at all.
+    /// Non-reference frames that cannot be on screen at any tick are not decoded at all, judged
+    /// by their packets' timestamps while every packet of the stream has one. AVI gives only some
+    /// packets a timestamp, and those in decode order (an Xvid/DivX packet may hold a P and a
+    /// B picture, shown later): once a packet comes without one, every frame is decoded, so the
+    /// frames are timed as a full decode times them (it skipped pictures that were on screen and
+    /// held others, 300 ms in a 10 fps GIF of a 25 fps clip).
     private func skipIfUnneeded(_ packet: AVPacket, codec: UnsafeMutablePointer<AVCodecContext>) {
+        if packet.pts == ck_av_nopts_value() { packetsTimed = false }
         var needed = true
-        if packet.pts != ck_av_nopts_value() {
+        if packetsTimed {
             let time = Double(packet.pts - (origin ?? 0)) * timeBase
             let duration = packet.duration > 0 ? Double(packet.duration) * timeBase : (demuxer.info.frameRate.map { 1 / $0 } ?? 0)
             needed = sampler.isNeeded(time: time, duration: duration)
