@@ -79,8 +79,11 @@ import TestSupport
         let clip = [Self.clip.path, "--fps", "30"]
         #expect(try CLI.run(["gif"] + clip + ["-o", "q90.gif", "--quality", "90"], in: dir).status == 0)
         let q90 = try size(dir.appendingPathComponent("q90.gif"))
-        // Half a percent under level 90's GIF: level 90 is written in one pass, its later frames lossier.
-        let limit = q90 - q90 / 200
+        // A tenth of a percent under level 90's GIF: level 90 is written in one pass, its later
+        // frames lossier. (The projection from this clip's first 27 frames runs about 1% over its
+        // end, so the band where a pass goes on, 1% over, leaves the control less than that; at
+        // half a percent level 90 stopped at its checkpoint and level 85 was written.)
+        let limit = q90 - q90 / 1000
         let run = try CLI.run(["gif"] + clip + ["-o", "fit.gif", "--max-bytes", "\(limit)", "--json"], in: dir)
         #expect(run.status == 0, "\(run.stderr)")
         let bytes = try size(dir.appendingPathComponent("fit.gif"))

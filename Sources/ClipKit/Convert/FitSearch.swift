@@ -95,13 +95,13 @@ struct FitSearch {
     /// `--max-bytes` does not go below this width.
     static let smallestWidth = 16
     /// Bytes of each `--quality` level, ln(bytes / bytes at 90), at 100, 95, ..., 5 (and 1):
-    /// the median of the four bench/rd_eval.py clips (below 75 carried over to the anchors' new
-    /// numbers). Only the slope matters: the probes set the scale.
+    /// the median of the four bench/rd_eval.py clips (3 s cuts, 480 wide, measured again with
+    /// lossy LZW's per-pixel bounds, `ErrorAllowance`). Only the slope matters: the probes set the scale.
     static let logSizes: [Double] = [
-        0.531, 0.143, 0, -0.066, -0.117, -0.158, -0.193, -0.225, -0.254, -0.279,
-        -0.302, -0.331, -0.379, -0.464, -0.519, -0.571, -0.643, -0.686, -0.776, -0.99,
+        0.689, 0.21, 0, -0.078, -0.153, -0.21, -0.247, -0.284, -0.313, -0.345,
+        -0.392, -0.457, -0.545, -0.616, -0.696, -0.793, -0.874, -0.935, -1.082, -1.354,
     ]
-    static let logSizeAtOne = -1.211
+    static let logSizeAtOne = -1.585
 
     /// ln(relative bytes) at `level` (1...100), linear between the table's levels.
     static func logSize(_ level: Int) -> Double {

@@ -33,6 +33,8 @@ extension LZWEncoder {
         }
 
         let n = indices.count
+        // How much error each pixel may take (sixteenths of `bound`); none when nothing may stray.
+        let factors = bound > 0 ? ErrorAllowance.factors(indices: indices, mask: mask, lossy: lossy) : []
         var start = 0
         // The first pixel past the rows to report next (`LZWLossy.progress`).
         let reportRows = max(1, lossy.progressRows)
@@ -44,8 +46,10 @@ extension LZWEncoder {
             @inline(__always) func stringOffset(_ k: Int) -> Int {
                 startX + k < imageWidth ? startOffset + 3 * k : canvasOffset(start + k)
             }
-            let (best, length) = bestString(from: start, indices: indices, mask: mask, bound: bound, color: color,
-                                            offset: stringOffset)
+            let (best, length) = factors.withUnsafeBufferPointer { factors in
+                bestString(from: start, indices: indices, mask: mask, bound: bound, factors: factors, color: color,
+                           offset: stringOffset)
+            }
             // Write it: what each of its pixels shows, and its code.
             var code = best
             for k in stride(from: length - 1, through: 0, by: -1) {
@@ -93,10 +97,11 @@ extension LZWEncoder {
     /// the table from the exact first pixel, through every child whose colour fits the pixel it
     /// would stand for (branching from at most `maxVisits` strings), scored by length less the
     /// weighted error. The wanted pixel's child is followed at once; the others wait on the stack.
-    /// `offset` gives the canvas offset of the pixel `k` on from `start`.
+    /// `offset` gives the canvas offset of the pixel `k` on from `start`; `factors` scale the
+    /// bound pixel by pixel, and inversely each pixel's error in the score (`ErrorAllowance`).
     @inline(__always)
     private func bestString(from start: Int, indices: UnsafeBufferPointer<UInt8>, mask: UInt8, bound: Int,
-                            color: (Int, Int) -> (Int, Int, Int)?, offset: (Int) -> Int) -> (code: Int, length: Int) {
+                            factors: UnsafeBufferPointer<UInt8>, color: (Int, Int) -> (Int, Int, Int)?, offset: (Int) -> Int) -> (code: Int, length: Int) {
         let n = indices.count
         let root = Int(indices[start] & mask)
         // Score times `bound`: length * bound - lossWeight * loss (integers, no rounding); at
@@ -106,7 +111,7 @@ extension LZWEncoder {
         var bestScore = unit
         // `distance(...) <= bound` and `<= 2 * bound` without the division: on the weighted sum
         // x, floor(x / 3) <= b exactly when x < 3 * b + 3.
-        let fits = 3 * bound + 3, fitsAlone = 6 * bound + 3
+        let one = ErrorAllowance.one
         var depth = 0
         var visits = 0
         // The string being looked at: its code, length, summed error and carried error.
@@ -123,6 +128,10 @@ extension LZWEncoder {
             if t < n {
                 let branches = visits < Self.maxVisits
                 visits += 1
+                // This pixel's bound, and the weight of its error (16 / factor).
+                let factor = factors.isEmpty ? one : Int(factors[t])
+                let pixelBound = bound * factor / one
+                let fits = 3 * pixelBound + 3, fitsAlone = 6 * pixelBound + 3
                 let wanted = Int(indices[t] & mask)
                 let o = offset(length)
                 if let want = color(wanted, o) {
@@ -139,7 +148,7 @@ extension LZWEncoder {
                         guard weighted < fits else { continue }
                         let rr = want.0 - have.0, rg = want.1 - have.1, rb = want.2 - have.2
                         guard Self.weightedSquare(rr, rg, rb) < fitsAlone else { continue }
-                        let d = weighted / 3
+                        let d = weighted / 3 * one / factor
                         nodeLength[c] = Int32(length + 1)
                         nodeLoss[c] = Int32(clamping: loss + d)
                         nodeError[c * 3] = Int32(dr * 3 / 4); nodeError[c * 3 + 1] = Int32(dg * 3 / 4)
@@ -149,7 +158,7 @@ extension LZWEncoder {
                     }
                     if exact >= 0 {
                         let dr = tr - want.0, dg = tg - want.1, db = tb - want.2
-                        exactLoss = loss + Self.distance(dr, dg, db)
+                        exactLoss = loss + Self.distance(dr, dg, db) * one / factor
                         exactError = (dr * 3 / 4, dg * 3 / 4, db * 3 / 4)
                     }
                 } else if let code = lookup(node << 8 | wanted) {

@@ -12,7 +12,10 @@
 /// such choice is carried (three quarters of it) to the next pixel of the string, so a run of
 /// near misses cannot drift one way. (gifsicle's `--lossy` searches its table the same way.
 /// Against the greedy choice this replaced, the closest colour that extends the string one
-/// pixel at a time, it wrote 6-22% fewer bytes at equal SSIMULACRA2.)
+/// pixel at a time, it wrote 6-22% fewer bytes at equal SSIMULACRA2.) Both bounds, and what an
+/// error costs in the score, are scaled pixel by pixel by the contrast around the pixel
+/// (`ErrorAllowance`): half the bound on flat areas, where a stray colour is a speck anyone
+/// sees, up to three times it among edges and texture, which hide it.
 ///
 /// With `bound` 0 and a canvas the encoding is exact in what the viewer sees: a transparent
 /// pixel may become the colour that shows through it, and a pixel may become transparent where
