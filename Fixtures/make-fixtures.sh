@@ -210,6 +210,10 @@ for enc in mpeg4:avi_bframes libxvid:avi_packed; do
     say "${enc#*:}.avi" "MPEG-4 Part 2 with B-frames in AVI, 160x120 25 fps"
 done
 
+# 24c. anim.webp: an animated WebP (3 frames of 32x24), which FFmpeg's WebP decoder before 7.1 cannot read
+"${FF[@]}" -f lavfi -i "testsrc2=size=32x24:rate=5:duration=0.6,hue=H=t*6" -c:v libwebp_anim -loop 0 "$out/anim.webp"
+say anim.webp "animated WebP 32x24, 3 frames"
+
 # 25. cover_art.m4a: 1 s of audio with a PNG cover (attached picture): no video to convert
 "${FF[@]}" -f lavfi -i "testsrc2=size=64x64:rate=1" -frames:v 1 "$tmp/cover.png"
 "${FF[@]}" -f lavfi -i "sine=d=1" -i "$tmp/cover.png" -map 0:a -map 1:v -c:a aac -c:v png -disposition:v:0 attached_pic \

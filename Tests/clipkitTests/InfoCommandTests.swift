@@ -25,6 +25,16 @@ import TestSupport
         #expect(text.stdout.contains("hevc") && text.stdout.contains("10 bit"))
         #expect(text.stderr.contains("no video stream"))
 
+        // An animated WebP (which FFmpeg 5.1 cannot decode) is refused as what it is, not as damaged.
+        let webp = Fixture.url("video/anim.webp").path
+        for command in [["info", webp], ["gif", webp, "-o", "webp.gif"], ["thumb", webp, "-o", "webp.png"]] {
+            let run = try CLI.run(command, in: dir)
+            let lines = run.stderr.split(separator: "\n")
+            #expect(run.status == 1 && lines.count == 1 && lines[0].contains("\(webp): not a video or image file clipkit can read (an animated WebP"),
+                    "\(command[0]): \(run.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("webp.gif").path))
+
         // A directory: every media file in it (and below, with -r), found by content: the 13 GIFs
         // and the 46 reference PNGs (still images libavformat reads).
         let tree = try CLI.run(["info", "--json", "-r", Fixture.url("gif-test-suite").path], in: dir)

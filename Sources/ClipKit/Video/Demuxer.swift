@@ -70,6 +70,12 @@ final class Demuxer {
         }
         let parameters = stream.codecpar.pointee
         if parameters.width <= 0 || parameters.height <= 0 {
+            // FFmpeg's WebP decoder (before 7.1) reads still pictures only: an animated WebP
+            // opens with no picture size, and is not damaged.
+            if parameters.codec_id == AV_CODEC_ID_WEBP && Self.isAnimatedWebP(path) {
+                throw ClipKitError.notMedia(path: path, reason: "an animated WebP, which this FFmpeg's WebP decoder cannot read; "
+                                            + "convert it to GIF or MP4 first")
+            }
             throw ClipKitError.corrupt(path: path, reason: "video stream has no picture size")
         }
         let rotation: Rotation
@@ -133,6 +139,17 @@ final class Demuxer {
         var size = 0
         guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 9 * 4 else { return nil }
         return UnsafeRawPointer(data).assumingMemoryBound(to: Int32.self)
+    }
+
+    /// Whether `path` starts as an animated WebP does: RIFF, WEBP, then a VP8X chunk whose
+    /// flags have the animation bit.
+    static func isAnimatedWebP(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 21), head.count == 21 else { return false }
+        let bytes = [UInt8](head)
+        return bytes[0..<4].elementsEqual("RIFF".utf8) && bytes[8..<12].elementsEqual("WEBP".utf8)
+            && bytes[12..<16].elementsEqual("VP8X".utf8) && bytes[20] & 0x02 != 0
     }
 
     static func headersDescribeVideo(_ context: UnsafeMutablePointer<AVFormatContext>) -> Bool {
