@@ -214,6 +214,11 @@ done
 "${FF[@]}" -f lavfi -i "testsrc2=size=32x24:rate=5:duration=0.6,hue=H=t*6" -c:v libwebp_anim -loop 0 "$out/anim.webp"
 say anim.webp "animated WebP 32x24, 3 frames"
 
+# 24d. vp9_alpha.webm: VP9 with an alpha channel (WebM alpha_mode 1): the left half opaque, the right transparent
+"${FF[@]}" -f lavfi -i "testsrc2=size=32x24:rate=10:duration=0.5,format=yuva420p,geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='if(lt(X,16),255,0)'" \
+    -c:v libvpx-vp9 -pix_fmt yuva420p "${BITEXACT[@]}" "$out/vp9_alpha.webm"
+say vp9_alpha.webm "VP9 with alpha 32x24, 5 frames"
+
 # 25. cover_art.m4a: 1 s of audio with a PNG cover (attached picture): no video to convert
 "${FF[@]}" -f lavfi -i "testsrc2=size=64x64:rate=1" -frames:v 1 "$tmp/cover.png"
 "${FF[@]}" -f lavfi -i "sine=d=1" -i "$tmp/cover.png" -map 0:a -map 1:v -c:a aac -c:v png -disposition:v:0 attached_pic \

@@ -46,6 +46,29 @@ import TestSupport
         }
     }
 
+    /// VP9 with alpha in WebM (alpha_mode 1: the alpha lies beside the picture, which FFmpeg's
+    /// own decoder drops): the GIF and the thumbnail are transparent on the right half, opaque
+    /// on the left (they were opaque, the YUV under the alpha showing).
+    @Test func webMAlphaSurvivesGIFAndThumbnail() throws {
+        let url = Fixture.url("video/vp9_alpha.webm")
+        #expect(try VideoReader(url: url).info.hasAlpha)
+        let dir = Fixture.scratchDirectory()
+        var options = GIFOptions()
+        options.size = .original
+        _ = try GIFConverter(options: options).convert(video: url, to: dir.appendingPathComponent("a.gif"))
+        let frame = try #require(try GIFAnimation(url: dir.appendingPathComponent("a.gif")).next())
+        let thumbURL = dir.appendingPathComponent("t.png")
+        _ = try Thumbnailer(options: ThumbnailOptions(size: .original)).writeThumbnail(of: url, to: thumbURL)
+        for image in [frame.canvas, try PNGReader.read(thumbURL)] {
+            #expect(image.width == 32 && image.height == 24)
+            // Away from the edge, where chroma and alpha subsampling blend the halves.
+            for y in [2, 12, 21] {
+                #expect(image.pixel(x: 4, y: y).a == 255 && image.pixel(x: 11, y: y).a == 255)
+                #expect(image.pixel(x: 20, y: y).a == 0 && image.pixel(x: 28, y: y).a == 0)
+            }
+        }
+    }
+
     /// A GIF whose first image does not cover the canvas, with a transparent index: gif (GIF to
     /// GIF) and thumb keep exactly the pixels explode shows as transparent.
     @Test func gifTransparencySurvivesGIFToGIF() throws {

@@ -61,8 +61,8 @@ final class Demuxer {
             throw ClipKitError.notMedia(path: path, reason: "no decoder for its video codec")
         }
         streamIndex = index
-        decoder = codec
         let stream = context.pointee.streams[Int(index)]!.pointee
+        decoder = Self.alphaDecoder(for: stream) ?? codec
         // Cover art in an audio file is a one-picture "video" stream (chosen only when no real
         // video is there): not a clip.
         if stream.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 {
@@ -109,6 +109,11 @@ final class Demuxer {
             bitDepth = Int(descriptor.pointee.comp.0.depth)
             hasAlpha = descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
         }
+        // WebM's VP8/VP9 alpha lies beside the picture: the stream says yuv420p, libvpx gives yuva420p.
+        if decoder != codec {
+            hasAlpha = true
+            if formatName == "yuv420p" { formatName = "yuva420p" }
+        }
         var hasAudio = false
         for i in 0..<Int(context.pointee.nb_streams) where context.pointee.streams[i]!.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO {
             hasAudio = true
@@ -139,6 +144,21 @@ final class Demuxer {
         var size = 0
         guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 9 * 4 else { return nil }
         return UnsafeRawPointer(data).assumingMemoryBound(to: Int32.self)
+    }
+
+    /// For VP8/VP9 with an alpha channel (WebM's `alpha_mode` 1: transparent stickers, overlays),
+    /// libvpx's decoder: FFmpeg's own ignores the alpha, which WebM carries beside the picture,
+    /// and shows what lies under the transparent pixels. Nil otherwise, or when this FFmpeg has
+    /// no libvpx (the picture is then opaque, as ffmpeg shows it without `-c:v libvpx-vp9`).
+    static func alphaDecoder(for stream: AVStream) -> UnsafePointer<AVCodec>? {
+        guard let tag = av_dict_get(stream.metadata, "alpha_mode", nil, 0), String(cString: tag.pointee.value) == "1" else {
+            return nil
+        }
+        switch stream.codecpar.pointee.codec_id {
+        case AV_CODEC_ID_VP9: return avcodec_find_decoder_by_name("libvpx-vp9")
+        case AV_CODEC_ID_VP8: return avcodec_find_decoder_by_name("libvpx")
+        default: return nil
+        }
     }
 
     /// Whether `path` starts as an animated WebP does: RIFF, WEBP, then a VP8X chunk whose
