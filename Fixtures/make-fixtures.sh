@@ -239,4 +239,11 @@ say raw_annexb.h264 "raw H.264 160x120 10 fps, 3 s, no timestamps"
     "${X264[@]}" -crf 18 "${BITEXACT[@]}" -movflags +faststart "$out/calm_end.mp4"
 say calm_end.mp4 "H.264 160x120 10 fps 4 s, still after 1.2 s"
 
+# 29. cut_editlist.mp4: 4 s of counter frames at 25 fps (64x48, a keyframe every 2 s) cut with
+#     -ss 1.3 -c copy: the cut starts at the keyframe at 0, with an edit list from 1.3 s, so 33
+#     packets are decoded as references only (ffprobe: 2.7 s, 67 frames decoded of 100 packets).
+raw_h264 counter 64 48 100 25 "$tmp/counter25.mp4" -crf 10 -g 50 -keyint_min 50 -sc_threshold 0
+"${FF[@]}" -ss 1.3 -i "$tmp/counter25.mp4" -c copy "${BITEXACT[@]}" "$out/cut_editlist.mp4"
+say cut_editlist.mp4 "H.264 64x48 25 fps cut at 1.3 s, edit list"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

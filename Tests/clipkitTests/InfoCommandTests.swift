@@ -60,4 +60,23 @@ import TestSupport
         let anamorphic = try CLI.run(["info", Fixture.url("video/anamorphic.mp4").path, "--json"], in: dir)
         #expect(anamorphic.stdout.contains("\"sar\":\"16:9\"") && anamorphic.stdout.contains("\"width\":213"), "\(anamorphic.stdout)")
     }
+
+    /// An MP4 cut with `-ss 1.3 -c copy` keeps the 33 pictures before the cut for decoding, marked
+    /// to discard (the edit list): info measured 4.000 s from all 100 packets; ffprobe, the
+    /// decode (67 frames) and the GIF of the clip say 2.7 s.
+    @Test func editListDuration() throws {
+        let dir = Fixture.scratchDirectory()
+        let clip = Fixture.url("video/cut_editlist.mp4").path
+        for extra in [[], ["--count-frames"]] {
+            let result = try CLI.run(["info", clip, "--json"] + extra, in: dir)
+            #expect(result.status == 0, "\(result.stderr)")
+            let info = try #require(try Decoded.jsonLines(result.stdout).first)
+            #expect(info["duration_ms"] as? Int == 2700, "\(extra): \(result.stdout)")
+            if !extra.isEmpty { #expect(info["frame_count"] as? Int == 67, "\(result.stdout)") }
+        }
+        let gif = dir.appendingPathComponent("cut.gif")
+        let made = try CLI.run(["gif", clip, "-o", gif.path], in: dir)
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(try Decoded.gif(gif).delays.reduce(0, +) == 270)
+    }
 }

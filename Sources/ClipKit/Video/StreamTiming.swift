@@ -59,6 +59,10 @@ public struct StreamTiming: Sendable, Equatable {
             defer { av_packet_unref(packet) }
             guard packet.pointee.stream_index == demuxer.streamIndex else { continue }
             count += 1
+            // Pictures an MP4/MOV edit list cuts off (before its start, as `-ss -c copy` leaves
+            // them) are decoded as references only, never shown: their times are no part of the
+            // clip (they made a 2.7 s cut 4.0 s long).
+            if packet.pointee.flags & AV_PKT_FLAG_DISCARD != 0 { continue }
             let duration = Double(max(packet.pointee.duration, 0)) * timeBase
             if packet.pointee.pts != ck_av_nopts_value() {
                 let time = Double(packet.pointee.pts) * timeBase
