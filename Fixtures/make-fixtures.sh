@@ -245,5 +245,10 @@ say calm_end.mp4 "H.264 160x120 10 fps 4 s, still after 1.2 s"
 raw_h264 counter 64 48 100 25 "$tmp/counter25.mp4" -crf 10 -g 50 -keyint_min 50 -sc_threshold 0
 "${FF[@]}" -ss 1.3 -i "$tmp/counter25.mp4" -c copy "${BITEXACT[@]}" "$out/cut_editlist.mp4"
 say cut_editlist.mp4 "H.264 64x48 25 fps cut at 1.3 s, edit list"
+# 29b. cut_negts.mkv: the same cut into Matroska with -avoid_negative_ts disabled: the 33 pictures
+#      before the cut (negative times, which Matroska cannot store) come out without timestamps,
+#      then the cut's from 0.02 s on; the stream's start time is 0.14 s (the first timed packet).
+"${FF[@]}" -ss 1.3 -i "$tmp/counter25.mp4" -c copy -avoid_negative_ts disabled "${BITEXACT[@]}" "$out/cut_negts.mkv"
+say cut_negts.mkv "H.264 64x48 25 fps cut at 1.3 s, untimed lead"
 
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

@@ -35,4 +35,14 @@ import Testing
         #expect(second.count == 1 && second[0].index == 1 && abs(second[0].time - 0.2) < 1e-9)
         #expect(sampler.emissions(candidateTime: 2.5, nextTime: 3).isEmpty)
     }
+
+    /// Without an interval no frame is taken at or before the last one taken: times that go
+    /// back (guessed ones, then earlier real ones) would give negative delays.
+    @Test func everyFrameModeNeverGoesBack() {
+        var sampler = FrameSampler()
+        #expect(sampler.emissions(candidateTime: 1.24, nextTime: 1.28) == [.init(index: 0, time: 1.24)])
+        #expect(sampler.emissions(candidateTime: 0, nextTime: 0.04).isEmpty)
+        #expect(sampler.emissions(candidateTime: 1.24, nextTime: 1.28).isEmpty)
+        #expect(sampler.emissions(candidateTime: 1.28, nextTime: 1.32) == [.init(index: 1, time: 1.28)])
+    }
 }

@@ -44,6 +44,22 @@ import TestSupport
         #expect(abs((duration ?? 0) - 4.0) < 1e-6)
     }
 
+    /// A Matroska cut (`-ss 1.3 -c copy -avoid_negative_ts disabled`): counter 0-32 decode
+    /// without timestamps, then counter 33 at -0.12 s from the stream start. Counted on from 0
+    /// they ran to 1.28 s and time went back (after counter 31 came 36 at 0 s: explode's -1240 ms
+    /// delay); placed a frame apart before the first timed one, they are all before the start.
+    @Test func untimedLeadGoesBeforeTheFirstTimedFrame() throws {
+        let (all, duration) = try frames("cut_negts.mkv", FrameReadOptions())
+        #expect(all.map { counterFrame($0.image.pixel(x: 32, y: 24)) } == Array(36...99))
+        #expect(all.map { Int(($0.time * 1000).rounded()) } == (0..<64).map { $0 * 40 })
+        #expect(abs((duration ?? 0) - 2.56) < 1e-6)
+        // Tick k (at k/10 s) shows the frame a full decode has on screen then; from 1 s, counter 61.
+        let (ticks, _) = try frames("cut_negts.mkv", FrameReadOptions(fps: 10))
+        #expect(ticks.map { counterFrame($0.image.pixel(x: 32, y: 24)) } == (0..<26).map { 36 + 10 * $0 / 4 })
+        let (one, _) = try frames("cut_negts.mkv", FrameReadOptions(start: 1, maxFrames: 1))
+        #expect(one.map { counterFrame($0.image.pixel(x: 32, y: 24)) } == [61])
+    }
+
     @Test func sampledByTimestampNotIndex() throws {
         // 30 fps read at 10 fps: tick k shows source frame 3k.
         let (frames, duration) = try frames("counter.mp4", FrameReadOptions(fps: 10))

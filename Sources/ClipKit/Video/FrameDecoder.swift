@@ -81,6 +81,15 @@ final class FrameDecoder: FrameProducer {
     private var firstPacketError: String?
     /// Whether a pass has sought or read (a later pass from the beginning must then rewind).
     private var demuxerMoved = false
+    /// Until the pass's first timed frame, in a stream with timestamps (a start time): the
+    /// frames without one decoded so far, held to be placed before it. `ffmpeg -ss 1.3 -i in.mp4
+    /// -c copy -avoid_negative_ts disabled out.mkv` keeps the pictures before the cut for
+    /// decoding, Matroska cannot store their negative times, and they come out untimed, then the
+    /// cut's frames timed from just before 0. Counted on from 0 they ran to 1.28 s and time went
+    /// back (explode wrote a -1240 ms delay); ffprobe gives them no time, and its first timed
+    /// frame follows them. A stream without timestamps (raw H.264) counts every frame on.
+    private var leadOpen = false
+    private var heldLead: [UnsafeMutablePointer<AVFrame>] = []
 
     /// Runs decode passes until one reaches the start cleanly: a pass that has to be given up
     /// (see `decodePass`) is followed by one from an earlier point (`SeekPlan`), finally from
@@ -162,6 +171,8 @@ final class FrameDecoder: FrameProducer {
         }
         /// Where to seek next to skip ahead (or, after a bad landing, to go back to); see `TickSkipper`.
         var relocation: SeekPlan.Point?
+        leadOpen = origin != nil
+        defer { releaseLead() }
 
         /// Seeks for the skipper, dropping the candidate (no tick can show it any more); throws
         /// when not even the beginning can be sought to.
@@ -221,34 +232,70 @@ final class FrameDecoder: FrameProducer {
                     givenUp = true
                     return
                 }
-                if skipper?.accepts(frameTime: time, damaged: damaged) == false {
-                    // Skipped past the tick's frame: decode it from an earlier point.
-                    relocation = skipper?.retryPoint()
-                    return
-                }
-                try options.checkTimestamp(time, path: demuxer.path)
-                if let last = lastTime, time > last {
-                    lastDelta = time - last
-                    shortestDelta = min(shortestDelta ?? lastDelta, lastDelta)
-                }
-                lastTime = time
-                if hasCandidate && time > options.start + FrameSampler.epsilon && missesSentFrame() {
-                    givenUp = true
-                    return
-                }
-                if hasCandidate {
-                    if time <= candidateTime + FrameSampler.epsilon {
-                        // Not later than the candidate (duplicate or out-of-order timestamp): the newer frame wins.
-                    } else {
-                        try emit(nextTime: time, clipEnd: nil, sequence: &sequence)
+                if leadOpen {
+                    let timed = frame.pointee.best_effort_timestamp != ck_av_nopts_value()
+                    if !timed && heldLead.count < heldLeadLimit, let held = av_frame_alloc() {
+                        av_frame_move_ref(held, frame)
+                        heldLead.append(held)
+                        continue
+                    }
+                    // The first timed frame places those held before it; when too many come
+                    // untimed, they and this one are counted on from 0.
+                    guard try takeLead(before: timed ? time : nil) else { return }
+                    if !timed {
+                        guard try take(frame, time: presentationTime(of: frame), damaged: damaged) else { return }
+                        continue
                     }
                 }
-                av_frame_unref(candidate)
-                av_frame_move_ref(candidate, frame)
-                candidateTime = time
-                hasCandidate = true
-                if sampler.isExhausted(candidateTime: candidateTime) && options.end != nil { stopped = true }
+                guard try take(frame, time: time, damaged: damaged) else { return }
             }
+        }
+
+        /// Makes `frame` the candidate, emitting the one before; false when the pass stops
+        /// taking frames here (given up, or a relocation).
+        func take(_ frame: UnsafeMutablePointer<AVFrame>, time: Double, damaged: Bool) throws -> Bool {
+            if skipper?.accepts(frameTime: time, damaged: damaged) == false {
+                // Skipped past the tick's frame: decode it from an earlier point.
+                relocation = skipper?.retryPoint()
+                return false
+            }
+            try options.checkTimestamp(time, path: demuxer.path)
+            if let last = lastTime, time > last {
+                lastDelta = time - last
+                shortestDelta = min(shortestDelta ?? lastDelta, lastDelta)
+            }
+            lastTime = time
+            if hasCandidate && time > options.start + FrameSampler.epsilon && missesSentFrame() {
+                givenUp = true
+                return false
+            }
+            if hasCandidate {
+                if time <= candidateTime + FrameSampler.epsilon {
+                    // Not later than the candidate (duplicate or out-of-order timestamp): the newer frame wins.
+                } else {
+                    try emit(nextTime: time, clipEnd: nil, sequence: &sequence)
+                }
+            }
+            av_frame_unref(candidate)
+            av_frame_move_ref(candidate, frame)
+            candidateTime = time
+            hasCandidate = true
+            if sampler.isExhausted(candidateTime: candidateTime) && options.end != nil { stopped = true }
+            return true
+        }
+
+        /// Takes the untimed frames held, one frame at the nominal rate apart, the last one
+        /// frame before `firstTime` (or counted on from the last time without one), and ends
+        /// the lead; false when the pass stops taking frames.
+        func takeLead(before firstTime: Double?) throws -> Bool {
+            leadOpen = false
+            let step = 1 / (demuxer.info.frameRate ?? 25)
+            for (k, held) in heldLead.enumerated() {
+                let time = firstTime.map { $0 - Double(heldLead.count - k) * step } ?? presentationTime(of: held)
+                guard try take(held, time: time, damaged: false), !stopped else { return false }
+            }
+            releaseLead()
+            return true
         }
 
         /// A seek landed where no clean chain reaches the target: the pass is given up (before
@@ -307,9 +354,23 @@ final class FrameDecoder: FrameProducer {
                 try receiveFrames()
             }
         } while relocation != nil && !stopped
+        // No frame came with a timestamp: those held are counted on.
+        if leadOpen && !givenUp && !stopped { _ = try takeLead(before: nil) }
         if givenUp || (mayGiveUp && decoded == 0) { return false }
         if hasCandidate && missesSentFrame() { return false }
         return true
+    }
+
+    /// Untimed frames held past this many (a quarter of `--max-memory` in decoded pictures, at
+    /// most 300) are counted on: a cut lies within a GOP of its keyframe, and x264's longest by
+    /// default is 250 frames.
+    private var heldLeadLimit: Int {
+        min(300, options.limits.picturesInMemory(of: demuxer.info.decodedPictureBytes) / 4)
+    }
+
+    private func releaseLead() {
+        for var held in heldLead as [UnsafeMutablePointer<AVFrame>?] { av_frame_free(&held) }
+        heldLead = []
     }
 
     /// Converts the candidate frame once and queues it for each output place it fills.

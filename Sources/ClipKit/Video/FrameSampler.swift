@@ -21,6 +21,8 @@ struct FrameSampler: Sendable {
     static let epsilon = 1e-6
 
     private(set) var nextIndex = 0
+    /// The source time of the last frame taken without an interval.
+    private var lastTaken: Double?
 
     init(start: Double = 0, end: Double? = nil, interval: Double? = nil) {
         self.start = start
@@ -67,9 +69,13 @@ struct FrameSampler: Sendable {
             }
             return out
         }
-        // Every frame: taken when part of its screen time lies in [start, end).
+        // Every frame: taken when part of its screen time lies in [start, end), and after the
+        // last one taken: times that go back (guessed ones, then earlier real ones) would give
+        // negative delays; ticks never go back.
         guard until > start + eps else { return [] }
         if let end, time >= end - eps { return [] }
+        if let lastTaken, time <= lastTaken + eps { return [] }
+        lastTaken = time
         defer { nextIndex += 1 }
         return [Emission(index: nextIndex, time: max(time - start, 0))]
     }
