@@ -50,10 +50,20 @@ public struct StreamTiming: Sendable, Equatable {
         // Presentation timestamps, or decode timestamps where some packets have none but all
         // have those (AVI times its packets in decode order and gives only some a presentation
         // time: those alone measured 8 to 17 fps on 25 fps Xvid and MPEG-4 clips).
-        var times: [Double] = [], decodeTimes: [Double] = []
+        /// One kind of timestamp: the times read, where the last frame ends, and whether a packet lacked one.
+        struct Stamps {
+            var times: [Double] = []
+            var end = -Double.infinity
+            var missing = false
+            mutating func add(_ stamp: Int64, duration: Double, timeBase: Double) {
+                guard stamp != ck_av_nopts_value() else { missing = true; return }
+                let time = Double(stamp) * timeBase
+                times.append(time)
+                end = max(end, time + duration)
+            }
+        }
+        var presentation = Stamps(), decode = Stamps()
         var count = 0
-        var end = -Double.infinity, decodeEnd = -Double.infinity
-        var untimed = false, undecodeTimed = false
         while av_read_frame(format, packet) >= 0 {
             try limits.checkDeadline(url.path)
             defer { av_packet_unref(packet) }
@@ -64,26 +74,13 @@ public struct StreamTiming: Sendable, Equatable {
             // clip (they made a 2.7 s cut 4.0 s long).
             if packet.pointee.flags & AV_PKT_FLAG_DISCARD != 0 { continue }
             let duration = Double(max(packet.pointee.duration, 0)) * timeBase
-            if packet.pointee.pts != ck_av_nopts_value() {
-                let time = Double(packet.pointee.pts) * timeBase
-                times.append(time)
-                end = max(end, time + duration)
-            } else {
-                untimed = true
-            }
-            if packet.pointee.dts != ck_av_nopts_value() {
-                let time = Double(packet.pointee.dts) * timeBase
-                decodeTimes.append(time)
-                decodeEnd = max(decodeEnd, time + duration)
-            } else {
-                undecodeTimed = true
-            }
+            presentation.add(packet.pointee.pts, duration: duration, timeBase: timeBase)
+            decode.add(packet.pointee.dts, duration: duration, timeBase: timeBase)
         }
         try limits.checkDeadline(url.path)
-        if untimed && !undecodeTimed && decodeTimes.count > times.count {
-            times = decodeTimes
-            end = decodeEnd
-        }
+        let used = presentation.missing && !decode.missing && decode.times.count > presentation.times.count ? decode : presentation
+        var times = used.times
+        let end = used.end
         times.sort()
         var rate: Double?
         var variable = false
