@@ -35,56 +35,57 @@ struct ErrorAllowance {
         let height = n / width
         var factors = [UInt8](repeating: UInt8(lowest), count: n)
         guard height > 0 else { return factors }
-        // Each pixel's colour once, and whether it is known (4 bytes: R, G, B, known).
-        let rgbk = UnsafeMutablePointer<UInt8>.allocate(capacity: n * 4)
-        defer { rgbk.deallocate() }
+        // Two rows of colours at a time, 4 bytes a pixel (R, G, B, whether known): the row and the
+        // one below it, so the encoder's memory stays a byte a pixel more, whatever the image.
+        var row = [UInt8](repeating: 0, count: width * 4), below = row
         let palette = lossy.palette
         let paletteCount = palette.count / 3
         let transparent = lossy.transparentIndex ?? -1
-        for y in 0..<height {
+        func fill(_ out: inout [UInt8], row y: Int) {
             let canvasRow = ((lossy.top + y) * lossy.canvasWidth + lossy.left) * 3
             for x in 0..<width {
-                let k = y * width + x
-                let i = Int(indices[k] & mask)
-                let p = rgbk + k * 4
+                let i = Int(indices[y * width + x] & mask)
+                let p = x * 4
                 if i == transparent {
                     if let canvas = lossy.canvas {
                         let o = canvasRow + x * 3
-                        p[0] = canvas[o]; p[1] = canvas[o + 1]; p[2] = canvas[o + 2]; p[3] = 1
+                        out[p] = canvas[o]; out[p + 1] = canvas[o + 1]; out[p + 2] = canvas[o + 2]; out[p + 3] = 1
                     } else {
-                        p[0] = 0; p[1] = 0; p[2] = 0; p[3] = 0
+                        out[p] = 0; out[p + 1] = 0; out[p + 2] = 0; out[p + 3] = 0
                     }
                 } else if i < paletteCount {
-                    p[0] = palette[i * 3]; p[1] = palette[i * 3 + 1]; p[2] = palette[i * 3 + 2]; p[3] = 1
+                    out[p] = palette[i * 3]; out[p + 1] = palette[i * 3 + 1]; out[p + 2] = palette[i * 3 + 2]; out[p + 3] = 1
                 } else {
-                    p[0] = 0; p[1] = 0; p[2] = 0; p[3] = 1
+                    out[p] = 0; out[p + 1] = 0; out[p + 2] = 0; out[p + 3] = 1
                 }
             }
         }
-        // The distance of each pixel to its right and lower neighbours, each pair once; the
-        // contrast of a pixel is the largest of its (up to) four.
-        @inline(__always) func distance(_ a: Int, _ b: Int) -> Int {
-            let p = rgbk + a * 4, q = rgbk + b * 4
-            guard p[3] & q[3] != 0 else { return 0 }
-            return LZWEncoder.distance(Int(p[0]) - Int(q[0]), Int(p[1]) - Int(q[1]), Int(p[2]) - Int(q[2]))
+        // The distance between two pixels' colours (0 when either is unknown).
+        @inline(__always) func distance(_ a: UnsafeBufferPointer<UInt8>, _ i: Int, _ b: UnsafeBufferPointer<UInt8>, _ j: Int) -> Int {
+            guard a[i + 3] & b[j + 3] != 0 else { return 0 }
+            return LZWEncoder.distance(Int(a[i]) - Int(b[j]), Int(a[i + 1]) - Int(b[j + 1]), Int(a[i + 2]) - Int(b[j + 2]))
         }
-        factors.withUnsafeMutableBufferPointer { factors in
-            let above = UnsafeMutablePointer<Int>.allocate(capacity: width)  // to the pixel above, per column
-            defer { above.deallocate() }
-            above.initialize(repeating: 0, count: width)
-            for y in 0..<height {
-                var left = 0
-                for x in 0..<width {
-                    let k = y * width + x
-                    let right = x + 1 < width ? distance(k, k + 1) : 0
-                    let below = y + 1 < height ? distance(k, k + width) : 0
-                    let contrast = max(max(left, right), max(above[x], below))
-                    above[x] = below
-                    left = right
-                    let f = Int(Double(contrast).squareRoot() * Double(one) / Double(unitContrast))
-                    factors[k] = UInt8(min(max(f, lowest), highest))
+        // Each pair of neighbours once: the distance to the right and to the pixel below; a
+        // pixel's contrast is the largest of its (up to) four.
+        var above = [Int](repeating: 0, count: width)
+        fill(&row, row: 0)
+        for y in 0..<height {
+            if y + 1 < height { fill(&below, row: y + 1) }
+            row.withUnsafeBufferPointer { here in
+                below.withUnsafeBufferPointer { next in
+                    var left = 0
+                    for x in 0..<width {
+                        let right = x + 1 < width ? distance(here, x * 4, here, x * 4 + 4) : 0
+                        let down = y + 1 < height ? distance(here, x * 4, next, x * 4) : 0
+                        let contrast = max(max(left, right), max(above[x], down))
+                        above[x] = down
+                        left = right
+                        let f = Int(Double(contrast).squareRoot() * Double(one) / Double(unitContrast))
+                        factors[y * width + x] = UInt8(min(max(f, lowest), highest))
+                    }
                 }
             }
+            swap(&row, &below)
         }
         return factors
     }
