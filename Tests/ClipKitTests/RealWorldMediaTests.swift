@@ -25,9 +25,10 @@ import TestSupport
         #expect(quick.info.width == 213)
     }
 
-    /// Video with alpha keeps it: transparent where the source is, the red box opaque.
-    @Test func videoAlphaSurvivesGIFAndThumbnail() throws {
-        let url = Fixture.url("video/alpha.mov")
+    /// The first GIF frame (canvas), the thumbnail and the GIF's poster of a video with alpha,
+    /// at its own size.
+    func alphaOutputs(_ name: String) throws -> (gif: RGBAImage, thumbnail: RGBAImage, poster: RGBAImage) {
+        let url = Fixture.url("video/\(name)")
         #expect(try VideoReader(url: url).info.hasAlpha)
         let dir = Fixture.scratchDirectory()
         var options = GIFOptions()
@@ -35,13 +36,18 @@ import TestSupport
         _ = try GIFConverter(options: options).convert(video: url, to: dir.appendingPathComponent("a.gif"),
                                                        poster: dir.appendingPathComponent("p.png"))
         let frame = try #require(try GIFAnimation(url: dir.appendingPathComponent("a.gif")).next())
-        #expect(alphaCount(frame.canvas) == 96 * 64 - 40 * 24)
-        #expect(frame.canvas.pixel(x: 30, y: 20) == (255, 0, 0, 255))
         let thumbURL = dir.appendingPathComponent("t.png")
         _ = try Thumbnailer(options: ThumbnailOptions(size: .original)).writeThumbnail(of: url, to: thumbURL)
-        for png in [thumbURL, dir.appendingPathComponent("p.png")] {
-            let image = try PNGReader.read(png)
-            #expect(alphaCount(image) == 96 * 64 - 40 * 24, "\(png.lastPathComponent)")
+        return (frame.canvas, try PNGReader.read(thumbURL), try PNGReader.read(dir.appendingPathComponent("p.png")))
+    }
+
+    /// Video with alpha keeps it: transparent where the source is, the red box opaque.
+    @Test func videoAlphaSurvivesGIFAndThumbnail() throws {
+        let outputs = try alphaOutputs("alpha.mov")
+        #expect(alphaCount(outputs.gif) == 96 * 64 - 40 * 24)
+        #expect(outputs.gif.pixel(x: 30, y: 20) == (255, 0, 0, 255))
+        for (label, image) in [("thumbnail", outputs.thumbnail), ("poster", outputs.poster)] {
+            #expect(alphaCount(image) == 96 * 64 - 40 * 24, "\(label)")
             #expect(image.pixel(x: 2, y: 2).a == 0 && image.pixel(x: 30, y: 20) == (255, 0, 0, 255))
         }
     }
@@ -50,16 +56,8 @@ import TestSupport
     /// own decoder drops): the GIF and the thumbnail are transparent on the right half, opaque
     /// on the left (they were opaque, the YUV under the alpha showing).
     @Test func webMAlphaSurvivesGIFAndThumbnail() throws {
-        let url = Fixture.url("video/vp9_alpha.webm")
-        #expect(try VideoReader(url: url).info.hasAlpha)
-        let dir = Fixture.scratchDirectory()
-        var options = GIFOptions()
-        options.size = .original
-        _ = try GIFConverter(options: options).convert(video: url, to: dir.appendingPathComponent("a.gif"))
-        let frame = try #require(try GIFAnimation(url: dir.appendingPathComponent("a.gif")).next())
-        let thumbURL = dir.appendingPathComponent("t.png")
-        _ = try Thumbnailer(options: ThumbnailOptions(size: .original)).writeThumbnail(of: url, to: thumbURL)
-        for image in [frame.canvas, try PNGReader.read(thumbURL)] {
+        let outputs = try alphaOutputs("vp9_alpha.webm")
+        for image in [outputs.gif, outputs.thumbnail] {
             #expect(image.width == 32 && image.height == 24)
             // Away from the edge, where chroma and alpha subsampling blend the halves.
             for y in [2, 12, 21] {
