@@ -200,8 +200,10 @@ def main():
         # one file per clip, so clips can be swept by separate runs and put together with --replot
         store = os.path.join(HERE, "cache", f"rd20-{c}-{a.seconds:g}s.json")
         if not a.replot:
+            swept = sweep_clip(os.path.abspath(a.clipkit), c, a.seconds)
+            os.makedirs(os.path.dirname(store), exist_ok=True)
             with open(store + ".part", "w") as f:
-                json.dump(sweep_clip(os.path.abspath(a.clipkit), c, a.seconds), f, indent=1)
+                json.dump(swept, f, indent=1)
             os.replace(store + ".part", store)
         with open(store) as f:
             res.append(json.load(f))
