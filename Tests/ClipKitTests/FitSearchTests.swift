@@ -124,4 +124,23 @@ import Testing
         #expect(GIFPassWriter.projection(bytes: 12_000, first: 10_000, done: 10, expected: 10) == 12_000)
         #expect(GIFPassWriter.projection(bytes: 10_000, first: 10_000, done: 1, expected: 10) == 10_000)
     }
+
+    /// The floor is run only when the curve leaves it a chance: projected 2.5x over at level 90
+    /// it is surely over (no pass), 2% over it may fit, and once a level was under nothing below it is tried.
+    @Test func theFloorIsSkippedOnlyWhenSurelyOver() {
+        func search(after bytes: Int, over: Bool) -> FitSearch {
+            var levels = FitSearch.levels(limit: 100_000, top: 100)
+            #expect(levels.next() == FitSearch.levelStart)
+            levels.record(FitProbe(bytes: bytes, width: 480, height: 270, over: over, complete: false), at: FitSearch.levelStart)
+            return levels
+        }
+        let floor = FitSearch.floor
+        #expect(search(after: 250_000, over: true).surelyOver(floor))
+        // Level 80 is predicted at exp(-0.153) = 0.86 of level 90.
+        #expect(!search(after: 102_000 * 116 / 100, over: true).surelyOver(floor))
+        #expect(search(after: 110_000 * 116 / 100, over: true).surelyOver(floor))
+        #expect(!search(after: 80_000, over: false).surelyOver(floor))
+        // Never at or above the lowest value over.
+        #expect(!search(after: 250_000, over: true).surelyOver(FitSearch.levelStart))
+    }
 }

@@ -90,6 +90,9 @@ extension ConversionRun {
         }
         search: while true {
         while let level = levels.next() {
+            // The floor, predicted well over from a level above it: no pass; the widths below
+            // start from its size on the curve.
+            if level == levels.bottom, !exact, levels.surelyOver(level) { break }
             let options = asked.moved(toQuality: level)
             // Levels whose settings are all given explicitly are the same GIF: over once, over always.
             if let known = levels.probes.first(where: { $0.probe.over && GIFSettings(asked.moved(toQuality: $0.value)) == GIFSettings(options) }) {
@@ -115,7 +118,8 @@ extension ConversionRun {
         }
         // Past the lowest level: a narrower picture at that level. (Fewer colours and a coarser
         // threshold lost 10-18 SSIMULACRA2 points against the width giving the same bytes on the
-        // 10 s 720p scene.) When passes ran out above the floor, its size from the curve.
+        // 10 s 720p scene.) When the floor was not run (surely over, or passes ran out above
+        // it), its size from the curve.
         var miss = over.probe
         if over.value != levels.bottom {
             // An estimate now, for the widths' first guess: never quoted, never taken as over for certain.
