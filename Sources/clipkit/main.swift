@@ -38,12 +38,19 @@ do {
     FileHandle.standardError.write(Data((error.message + "\n").utf8))
     Foundation.exit(error.status)
 }
+/// Ends the run: standard output's spool, then the directories made for outputs and left
+/// empty (`CreatedDirectories`: a failed run leaves no empty `-o DIR/` behind).
+@MainActor func finish(status: Int32) -> Never {
+    let code = streams.finish(status: status)
+    CreatedDirectories.removeEmpty()
+    Foundation.exit(code)
+}
 do {
     var command = try Clipkit.parseAsRoot(streams.arguments)
     try command.run()
-    Foundation.exit(streams.finish(status: 0))
+    finish(status: 0)
 } catch let exit as ExitCode {
-    Foundation.exit(streams.finish(status: exit.rawValue))
+    finish(status: exit.rawValue)
 } catch {
     let code = Clipkit.exitCode(for: error)
     if code == .success {
@@ -52,5 +59,5 @@ do {
     // One line, as every error: ArgumentParser's own adds the option's help and the usage.
     let line = Clipkit.message(for: error).split(separator: "\n").first.map(String.init) ?? "bad usage"
     FileHandle.standardError.write(Data(("clipkit: " + FileSystemPath.display(line) + " (see clipkit --help)\n").utf8))
-    Foundation.exit(streams.finish(status: 2))
+    finish(status: 2)
 }

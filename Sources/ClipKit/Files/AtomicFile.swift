@@ -2,10 +2,12 @@
 import Foundation
 
 /// A file being written: bytes go to a hidden temp file beside the target, which `commit()` renames
-/// over the target. Dropped without `commit()`, or on SIGINT/SIGTERM (see `TempFileRegistry`), the
+/// over the target (through a symbolic link; a device or a pipe gets a copy: `OutputTarget`). Dropped without `commit()`, or on SIGINT/SIGTERM (see `TempFileRegistry`), the
 /// temp file is removed, so a failed or interrupted run leaves nothing behind.
 final class AtomicFile {
     let destination: URL
+    /// What the destination names: the file replaced (through a link), or a device or pipe.
+    let target: OutputTarget
     let temporaryPath: String
     private(set) var fileDescriptor: Int32
     private var done = false
@@ -16,10 +18,11 @@ final class AtomicFile {
     init(destination: URL, budget: ByteBudget? = nil) throws {
         self.destination = destination
         self.budget = budget
-        let directory = destination.deletingLastPathComponent().path
-        if FileSystemPath.isDirectory(destination.path) {
-            throw ClipKitError.outputFailed(path: destination.path, reason: "is a directory")
-        }
+        target = try OutputTarget.resolve(destination)
+        // Beside the file it replaces (the same file system, for the rename); a device's or a
+        // pipe's copy in the temp directory (/dev is neither clipkit's nor always writable).
+        let directory = target.kind == .file ? (target.path as NSString).deletingLastPathComponent
+                                             : (NSTemporaryDirectory() as NSString).standardizingPath
         if !FileSystemPath.isDirectory(directory) {
             throw ClipKitError.outputFailed(path: destination.path, reason: "directory \(directory) does not exist")
         }
@@ -76,7 +79,7 @@ final class AtomicFile {
             throw ClipKitError.outputFailed(path: destination.path, reason: reason)
         }
         fileDescriptor = -1
-        return FinishedFile(destination: destination, temporaryPath: temporaryPath)
+        return FinishedFile(destination: destination, temporaryPath: temporaryPath, target: target)
     }
 
     /// Abandons the write: the temp file is removed and the destination is untouched.

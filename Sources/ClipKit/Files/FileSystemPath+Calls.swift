@@ -26,7 +26,10 @@ extension FileSystemPath {
         for (index, component) in components.enumerated() {
             prefix += index == 0 ? component : "/" + component
             guard !prefix.isEmpty, !component.isEmpty, component != "." else { continue }
-            if mkdir(cString(prefix), 0o777) == 0 { continue }
+            if mkdir(cString(prefix), 0o777) == 0 {
+                CreatedDirectories.record(prefix)
+                continue
+            }
             let code = errno
             guard code == EEXIST, isDirectory(prefix) else {
                 throw POSIXError(POSIXErrorCode(rawValue: code == EEXIST ? ENOTDIR : code) ?? .EIO)

@@ -9,11 +9,13 @@ import Foundation
 final class FinishedFile: Sendable {
     let destination: URL
     let temporaryPath: String
+    let target: OutputTarget
     private let settled = LockedBox(false)
 
-    init(destination: URL, temporaryPath: String) {
+    init(destination: URL, temporaryPath: String, target: OutputTarget) {
         self.destination = destination
         self.temporaryPath = temporaryPath
+        self.target = target
     }
 
     /// Appends `bytes` to the finished file; with `riffSize`, also sets the RIFF header's size
@@ -38,11 +40,16 @@ final class FinishedFile: Sendable {
         }
     }
 
-    /// Renames the file over the destination.
+    /// Renames the file over the destination's target (a device or a pipe gets a copy).
     func commit() throws {
         guard settled.withLock({ done in defer { done = true }; return !done }) else { return }
         defer { TempFileRegistry.shared.remove(temporaryPath) }
-        if rename(FileSystemPath.cString(temporaryPath), FileSystemPath.cString(destination.path)) != 0 {
+        if target.kind == .stream {
+            defer { unlink(FileSystemPath.cString(temporaryPath)) }
+            try target.copy(from: temporaryPath, destination: destination)
+            return
+        }
+        if rename(FileSystemPath.cString(temporaryPath), FileSystemPath.cString(target.path)) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(FileSystemPath.cString(temporaryPath))
             throw ClipKitError.outputFailed(path: destination.path, reason: reason)

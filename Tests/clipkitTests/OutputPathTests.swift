@@ -1,0 +1,99 @@
+// What `-o` may name besides a new or regular file: a symbolic link, a device, a pipe; and a failed run leaves no directory it made.
+import Foundation
+import Testing
+import TestSupport
+import ClipKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct OutputPathTests {
+    static let clip = Fixture.url("video/counter.mp4")
+
+    func fileType(_ path: String) -> mode_t? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : nil
+    }
+
+    /// A link is written through: the file it names gets the output, the link stays a link.
+    /// (The rename used to replace the link itself with the file.)
+    @Test func aSymbolicLinkIsWrittenThroughAndStays() throws {
+        let dir = Fixture.scratchDirectory()
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("store"), withIntermediateDirectories: true)
+        #expect(symlink("store/latest.gif", dir.appendingPathComponent("preview.gif").path) == 0)
+        for _ in 0..<2 {  // the first run makes the file the link names, the second replaces it
+            let run = try CLI.run(["gif", Self.clip.path, "-o", "preview.gif", "--force", "-q"], in: dir)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(fileType(dir.appendingPathComponent("preview.gif").path) == S_IFLNK)
+            let gif = try Decoded.gif(dir.appendingPathComponent("store/latest.gif"))
+            #expect(gif.delays.count == 40)
+        }
+    }
+
+    /// A character device is written into, never replaced: /dev/null takes the output (exit 0),
+    /// /dev/full refuses it (exit 1, one line). Reached through links, so the test needs no mknod;
+    /// before, the link was replaced by a file and /dev/full reported success.
+    @Test(arguments: [("thumb", "t.png"), ("gif", "g.gif")])
+    func aDeviceIsWrittenIntoNotReplaced(_ command: String, _ name: String) throws {
+        let dir = Fixture.scratchDirectory("device-\(command)")
+        let null = dir.appendingPathComponent("null-" + name).path, full = dir.appendingPathComponent("full-" + name).path
+        #expect(symlink("/dev/null", null) == 0)
+        #expect(symlink("/dev/full", full) == 0)
+        let fine = try CLI.run([command, Self.clip.path, "-o", null, "-q"], in: dir)
+        #expect(fine.status == 0, "\(fine.stderr)")
+        let failed = try CLI.run([command, Self.clip.path, "-o", full, "-q"], in: dir)
+        #expect(failed.status == 1)
+        #expect(failed.stderrLines.count == 1 && failed.stderr.contains("No space left on device"), "\(failed.stderr)")
+        for link in [null, full] { #expect(fileType(link) == S_IFLNK) }
+        #expect(fileType("/dev/null") == S_IFCHR && fileType("/dev/full") == S_IFCHR)
+        // Nothing left beside them, nor in the temp directory's name pattern for this output.
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".") }
+        #expect(left.isEmpty, "\(left)")
+    }
+
+    /// A named pipe: with a reader it gets the whole output; with none, an error at once, not a
+    /// wait for a reader that never comes. It stays a pipe either way.
+    @Test func aPipeGetsTheOutputOrAnErrorAtOnce() throws {
+        let dir = Fixture.scratchDirectory()
+        let fifo = dir.appendingPathComponent("out.png").path
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let lonely = try CLI.run(["thumb", Self.clip.path, "-o", fifo, "-q"], in: dir)
+        #expect(lonely.status == 1 && lonely.stderrLines.count == 1 && lonely.stderr.contains("no process is reading"), "\(lonely.stderr)")
+        #expect(fileType(fifo) == S_IFIFO)
+        // A reader that holds the pipe open while clipkit runs, and keeps what comes.
+        let copy = dir.appendingPathComponent("copy.png")
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/sh")
+        reader.arguments = ["-c", "cat \"$0\" > \"$1\"", fifo, copy.path]
+        try reader.run()
+        let run = try CLI.run(["thumb", Self.clip.path, "-o", fifo, "-q"], in: dir)
+        reader.waitUntilExit()
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(fileType(fifo) == S_IFIFO)
+        let png = try Decoded.png(copy)
+        #expect(png.width == 160 && png.height == 120)
+    }
+
+    /// A run that writes nothing leaves no directory it made for its outputs (nested ones too);
+    /// one that writes something keeps it.
+    @Test func aFailedRunLeavesNoOutputDirectory() throws {
+        let dir = Fixture.scratchDirectory()
+        try Data("not a video".utf8).write(to: dir.appendingPathComponent("bad.mp4"))
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("empty"), withIntermediateDirectories: true)
+        let runs: [[String]] = [
+            ["gif", "bad.mp4", "-o", "out/"], ["gif", "bad.mp4", "-o", "deep/er/"], ["thumb", "empty", "-o", "thumbs/"],
+            ["explode", "empty", "-o", "frames"], ["storyboard", "bad.mp4", "-o", "sheets/sb"],
+        ]
+        for arguments in runs {
+            let run = try CLI.run(arguments + ["-q"], in: dir)
+            #expect(run.status == 1, "\(arguments): \(run.stderr)")
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+        #expect(left == ["bad.mp4", "empty"], "\(left)")
+        // A batch with one good input keeps its directory and output.
+        try FileManager.default.copyItem(at: Self.clip, to: dir.appendingPathComponent("good.mp4"))
+        let mixed = try CLI.run(["gif", "good.mp4", "bad.mp4", "-o", "mixed/", "-q"], in: dir)
+        #expect(mixed.status == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("mixed").path) == ["good.gif"])
+    }
+}
