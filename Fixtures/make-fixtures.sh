@@ -250,5 +250,12 @@ say cut_editlist.mp4 "H.264 64x48 25 fps cut at 1.3 s, edit list"
 #      then the cut's from 0.02 s on; the stream's start time is 0.14 s (the first timed packet).
 "${FF[@]}" -ss 1.3 -i "$tmp/counter25.mp4" -c copy -avoid_negative_ts disabled "${BITEXACT[@]}" "$out/cut_negts.mkv"
 say cut_negts.mkv "H.264 64x48 25 fps cut at 1.3 s, untimed lead"
+# 29c. seek_negts.webm: the same 4 s as VP9 in WebM (a keyframe every 2 s), cut the same way: the
+#      first keyframe keeps its time, -1.3 s, which no cue lists (cue times are unsigned), so a seek
+#      to the beginning lands on the keyframe at 0.7 s (2.0 s from the start) and reports success.
+"${FF[@]}" -i "$tmp/counter25.mp4" -c:v libvpx-vp9 -threads 1 -row-mt 0 -deadline good -cpu-used 4 -b:v 0 -crf 10 \
+    -g 50 -keyint_min 50 "${BITEXACT[@]}" "$tmp/counter25.webm"
+"${FF[@]}" -ss 1.3 -i "$tmp/counter25.webm" -c copy -avoid_negative_ts disabled "${BITEXACT[@]}" "$out/seek_negts.webm"
+say seek_negts.webm "VP9 64x48 25 fps cut at 1.3 s, first keyframe at -1.3 s"
 
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"
