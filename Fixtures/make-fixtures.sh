@@ -258,4 +258,9 @@ say cut_negts.mkv "H.264 64x48 25 fps cut at 1.3 s, untimed lead"
 "${FF[@]}" -ss 1.3 -i "$tmp/counter25.webm" -c copy -avoid_negative_ts disabled "${BITEXACT[@]}" "$out/seek_negts.webm"
 say seek_negts.webm "VP9 64x48 25 fps cut at 1.3 s, first keyframe at -1.3 s"
 
+# 30. tall.mp4: 20 counter frames 32x6560 at 10 fps, a picture 205 times taller than wide: its
+#     tiles are the source's size, and ten rows of them (65600 px) more than a JPEG can hold.
+raw_h264 counter 32 6560 20 10 "$out/tall.mp4" -crf 10 -g 10 -movflags +faststart
+say tall.mp4 "H.264 32x6560 10 fps 2 s, counter frames"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

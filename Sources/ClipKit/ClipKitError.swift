@@ -24,7 +24,8 @@ public enum ClipKitError: Error, Equatable, Sendable, CustomStringConvertible, L
     case invalidOption(name: String, reason: String)
     /// A resource limit was exceeded; `option` raises it.
     case limitExceeded(path: String, what: String, limit: String, option: String)
-    /// No output meets the size and quality asked for (`--max-bytes`, `--min-quality`).
+    /// No output meets the size and quality asked for (`--max-bytes`, `--min-quality`), or the
+    /// limits of its format (a storyboard's tiles too large for a sheet).
     case cannotFit(path: String, reason: String)
     /// The output cannot be written.
     case outputFailed(path: String, reason: String)
