@@ -263,4 +263,10 @@ say seek_negts.webm "VP9 64x48 25 fps cut at 1.3 s, first keyframe at -1.3 s"
 raw_h264 counter 32 6560 20 10 "$out/tall.mp4" -crf 10 -g 10 -movflags +faststart
 say tall.mp4 "H.264 32x6560 10 fps 2 s, counter frames"
 
+# 31. tall_png.mkv: 2 counter frames 16x17000 as PNG in Matroska, 5 fps: taller than WebP (16383)
+#     and x264 (16384) take, so its WebP and MP4 are refused for size.
+python3 "$helper" counter 16 17000 2 |
+    "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 16x17000 -framerate 5 -i pipe:0 -c:v png "${BITEXACT[@]}" "$out/tall_png.mkv"
+say tall_png.mkv "PNG 16x17000 in Matroska, 2 frames"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"
