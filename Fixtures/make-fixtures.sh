@@ -250,5 +250,23 @@ say cut_editlist.mp4 "H.264 64x48 25 fps cut at 1.3 s, edit list"
 #      then the cut's from 0.02 s on; the stream's start time is 0.14 s (the first timed packet).
 "${FF[@]}" -ss 1.3 -i "$tmp/counter25.mp4" -c copy -avoid_negative_ts disabled "${BITEXACT[@]}" "$out/cut_negts.mkv"
 say cut_negts.mkv "H.264 64x48 25 fps cut at 1.3 s, untimed lead"
+# 29c. seek_negts.webm: the same 4 s as VP9 in WebM (a keyframe every 2 s), cut the same way: the
+#      first keyframe keeps its time, -1.3 s, which no cue lists (cue times are unsigned), so a seek
+#      to the beginning lands on the keyframe at 0.7 s (2.0 s from the start) and reports success.
+"${FF[@]}" -i "$tmp/counter25.mp4" -c:v libvpx-vp9 -threads 1 -row-mt 0 -deadline good -cpu-used 4 -b:v 0 -crf 10 \
+    -g 50 -keyint_min 50 "${BITEXACT[@]}" "$tmp/counter25.webm"
+"${FF[@]}" -ss 1.3 -i "$tmp/counter25.webm" -c copy -avoid_negative_ts disabled "${BITEXACT[@]}" "$out/seek_negts.webm"
+say seek_negts.webm "VP9 64x48 25 fps cut at 1.3 s, first keyframe at -1.3 s"
+
+# 30. tall.mp4: 20 counter frames 32x6560 at 10 fps, a picture 205 times taller than wide: its
+#     tiles are the source's size, and ten rows of them (65600 px) more than a JPEG can hold.
+raw_h264 counter 32 6560 20 10 "$out/tall.mp4" -crf 10 -g 10 -movflags +faststart
+say tall.mp4 "H.264 32x6560 10 fps 2 s, counter frames"
+
+# 31. tall_png.mkv: 2 counter frames 16x17000 as PNG in Matroska, 5 fps: taller than WebP (16383)
+#     and x264 (16384) take, so its WebP and MP4 are refused for size.
+python3 "$helper" counter 16 17000 2 |
+    "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 16x17000 -framerate 5 -i pipe:0 -c:v png "${BITEXACT[@]}" "$out/tall_png.mkv"
+say tall_png.mkv "PNG 16x17000 in Matroska, 2 frames"
 
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

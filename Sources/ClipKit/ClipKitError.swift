@@ -24,7 +24,8 @@ public enum ClipKitError: Error, Equatable, Sendable, CustomStringConvertible, L
     case invalidOption(name: String, reason: String)
     /// A resource limit was exceeded; `option` raises it.
     case limitExceeded(path: String, what: String, limit: String, option: String)
-    /// No output meets the size and quality asked for (`--max-bytes`, `--min-quality`).
+    /// No output meets the size and quality asked for (`--max-bytes`, `--min-quality`), or the
+    /// limits of its format (a storyboard's tiles too large for a sheet).
     case cannotFit(path: String, reason: String)
     /// The output cannot be written.
     case outputFailed(path: String, reason: String)
@@ -81,5 +82,28 @@ public enum ClipKitError: Error, Equatable, Sendable, CustomStringConvertible, L
 
     static func seconds(_ value: Double) -> String {
         String(format: "%.3fs", value)
+    }
+
+    /// This error as one of `input`'s: an error naming another file (an output being written)
+    /// names `input` instead, with that file first in its reason, so every failure of an input
+    /// is one line that starts with it, whichever of its outputs met it
+    /// (`in.mp4: cannot write output: a.webp: WebP frames are at most ...`).
+    func naming(input: String) -> ClipKitError {
+        switch self {
+        case .unreadable(let path, let reason) where path != input: return .unreadable(path: input, reason: "\(path): \(reason)")
+        case .notMedia(let path, let reason) where path != input: return .notMedia(path: input, reason: "\(path): \(reason)")
+        case .corrupt(let path, let reason) where path != input: return .corrupt(path: input, reason: "\(path): \(reason)")
+        case .noFrames(let path, let reason) where path != input: return .noFrames(path: input, reason: "\(path): \(reason)")
+        case .cannotFit(let path, let reason) where path != input: return .cannotFit(path: input, reason: "\(path): \(reason)")
+        case .outputFailed(let path, let reason) where path != input: return .outputFailed(path: input, reason: "\(path): \(reason)")
+        case .internalFailure(let path, let reason) where path != input: return .internalFailure(path: input, reason: "\(path): \(reason)")
+        case .limitExceeded(let path, let what, let limit, let option) where path != input:
+            return .limitExceeded(path: input, what: "\(path): \(what)", limit: limit, option: option)
+        case .encoderMissing(let path, let format, let encoder, let library) where path != input:
+            // The format says which output.
+            return .encoderMissing(path: input, format: format, encoder: encoder, library: library)
+        default:
+            return self
+        }
     }
 }

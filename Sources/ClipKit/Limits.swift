@@ -126,9 +126,12 @@ public struct Deadline: Sendable, Equatable {
 final class ByteBudget: Sendable {
     private let remaining: LockedBox<Int>
     let limit: Int
+    /// The input whose outputs share the budget (`OutputJob`): what their writers' errors name.
+    let input: String?
 
-    init(limit: Int) {
+    init(limit: Int, input: String? = nil) {
         self.limit = limit
+        self.input = input
         remaining = LockedBox(limit)
     }
 

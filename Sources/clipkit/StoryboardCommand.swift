@@ -56,7 +56,7 @@ struct StoryboardCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Tiles per row of a sheet.", valueName: "n"))
     var columns: Int = StoryboardOptions().columns
 
-    @Option(help: ArgumentHelp("Most tiles on one sheet; more go on further sheets.", valueName: "n"))
+    @Option(help: ArgumentHelp("Most tiles on one sheet; more go on further sheets. Fewer rows go on a sheet that would be taller than the format allows (jpg 65535, webp 16383 pixels).", valueName: "n"))
     var maxSheet: Int = StoryboardOptions().tilesPerSheet
 
     @Option(help: ArgumentHelp("Sheet format: jpg (libavcodec's mjpeg), webp (libavcodec's libwebp) or png.", valueName: "format"))

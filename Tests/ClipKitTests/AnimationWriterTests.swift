@@ -248,6 +248,30 @@ import TestSupport
         #expect(try directoryIsEmpty(directory))
     }
 
+    /// Within a conversion (a budget of the input's) every failure of the writer names the input,
+    /// this file first in the reason, as the conversion's other failures do: refused sizes, the
+    /// byte budget, a missing encoder.
+    @Test func errorsNameTheInput() throws {
+        let directory = Fixture.scratchDirectory()
+        let url = directory.appendingPathComponent("big.webp")
+        #expect(throws: ClipKitError.outputFailed(path: "in.mp4", reason: url.path + ": WebP frames are at most 16383 pixels wide "
+                                                  + "and high, got 16384x2 (--size 16383x16383 fits them)")) {
+            _ = try AnimationWriter(destination: url, format: .webp, width: 16384, height: 2, budget: ByteBudget(limit: 1 << 30, input: "in.mp4"))
+        }
+        let (source, duration) = try frames("motion.mp4", FrameReadOptions(fps: 10, maxFrames: 5))
+        let small = directory.appendingPathComponent("small.mp4")
+        let writer = try AnimationWriter(destination: small, format: .mp4, width: 320, height: 180, budget: ByteBudget(limit: 2000, input: "in.mp4"))
+        #expect(throws: ClipKitError.limitExceeded(path: "in.mp4", what: small.path + ": output size", limit: "2000 bytes", option: "--max-output")) {
+            for frame in source { try writer.add(frame.image, time: frame.time) }
+            try writer.finish(duration: duration)
+        }
+        #expect {
+            _ = try AnimationWriter(destination: url, format: .webp, options: AnimationOptions(), width: 64, height: 64, frameRate: 10,
+                                    limits: Limits(), budget: ByteBudget(limit: 1 << 30, input: "in.mp4"), encoderName: "clipkit_no_such_encoder")
+        } throws: { "\($0)".hasPrefix("in.mp4: cannot write WebP: ") }
+        #expect(try directoryIsEmpty(directory))
+    }
+
     @Test func anUnfinishedOrFailedWriteLeavesNothing() throws {
         let (source, duration) = try frames("motion.mp4", FrameReadOptions(fps: 10, maxFrames: 10))
         let directory = Fixture.scratchDirectory()

@@ -37,14 +37,31 @@ import TestSupport
         expectNothingLeft(in: scratch)
     }
 
-    /// Sheets larger than the format can store are refused before decoding (WebP: 16383 pixels).
+    /// Rows wider than the format can store are refused before decoding (WebP: 16383 pixels), as
+    /// this input's failure (the tile size is the input's), naming what to change.
     @Test func sheetsTooLargeForTheFormat() throws {
         let scratch = Fixture.scratchDirectory()
         var options = StoryboardOptions(format: .webp)
         options.columns = 200
         options.tilesPerSheet = 200
-        #expect { try make("counter.mp4", options, in: scratch) } throws: { "\($0)".contains("16383") }
+        #expect { try make("counter.mp4", options, in: scratch) } throws: { error in
+            let text = "\(error)"
+            return (error as? ClipKitError)?.isUsageError == false && text.hasPrefix(Fixture.url("video/counter.mp4").path + ": ")
+                && text.contains("rows of 200 tiles of 160x120 pixels are 32000 pixels wide, over webp's 16383-pixel limit")
+                && text.contains("at most 102 --columns")
+        }
         expectNothingLeft(in: scratch)
+    }
+
+    /// A tile taller than a sheet may be (160 px wide tiles of a picture 125 times taller than
+    /// wide, as WebP) fits no layout: the reason names --tile with a box that fits.
+    @Test func tileTallerThanTheFormatAllows() throws {
+        #expect { _ = try Storyboarder.layout(tile: (160, 20000), options: StoryboardOptions(format: .webp), path: "in.mp4") } throws: { error in
+            "\(error)" == "in.mp4: tiles of 160x20000 pixels are larger than webp's 16383-pixel limit for a sheet side; "
+                + "give a smaller --tile (a box such as --tile 160x16383) or another --format"
+        }
+        let jpeg = try Storyboarder.layout(tile: (160, 20000), options: StoryboardOptions(), path: "in.mp4")
+        #expect(jpeg.columns == 10 && jpeg.tilesPerSheet == 30 && jpeg.fullSheetSize == (1600, 60000))
     }
 
     /// More tiles than the clip has milliseconds cannot each get a cue.

@@ -166,6 +166,35 @@ func frame(_ fixture: String, at seconds: Double, width: Int, height: Int) throw
         #expect(many.manifest.sheets.last.map { [$0.width, $0.height] } == [160, 120], "one tile on the last sheet")
     }
 
+    /// A picture 205 times taller than wide (tall.mp4, 32x6560) gives tiles at its own size, and
+    /// ten rows of them (65600 px) are more than a JPEG can hold: the default storyboard failed
+    /// with "use fewer --columns". Sheets now get as many rows as the format allows, 9 for JPEG
+    /// and 2 for WebP (16383 px), with the columns asked for.
+    @Test func tallTilesGetFewerRowsPerSheet() throws {
+        let board = try WrittenStoryboard("tall.mp4", StoryboardOptions())
+        board.checkStructure()
+        #expect(board.manifest.tile.width == 32 && board.manifest.tile.height == 6560)
+        #expect(board.manifest.columns == 10 && board.manifest.tilesPerSheet == 90)
+        #expect(board.manifest.sheets.map { [$0.width, $0.height, $0.tiles] } == [[64, 6560, 2]])
+        #expect(try [0, 1].map { counterFrame(try board.tile($0).pixel(x: 16, y: 3280)) } == [0, 10])
+
+        let many = try WrittenStoryboard("tall.mp4", StoryboardOptions(spacing: .interval(0.02)))
+        many.checkStructure()
+        #expect(many.manifest.sheets.map { [$0.width, $0.height, $0.tiles] } == [[320, 59040, 90], [320, 6560, 10]])
+        for i in many.track.cues.indices {
+            let tile = try many.tile(i)
+            #expect(counterFrame(tile.pixel(x: 16, y: 10)) == i / 5 && counterFrame(tile.pixel(x: 16, y: 6550)) == i / 5, "tile \(i)")
+        }
+
+        let webp = try WrittenStoryboard("tall.mp4", StoryboardOptions(spacing: .interval(0.05), format: .webp))
+        webp.checkStructure()
+        #expect(webp.manifest.columns == 10 && webp.manifest.tilesPerSheet == 20)
+        #expect(webp.manifest.sheets.map { [$0.width, $0.height, $0.tiles] } == [[320, 13120, 20], [320, 13120, 20]])
+        for i in webp.track.cues.indices {
+            #expect(counterFrame(try webp.tile(i).pixel(x: 16, y: 3280)) == i / 2, "tile \(i)")
+        }
+    }
+
     @Test func countSpreadsTilesOverTheClip() throws {
         let board = try WrittenStoryboard("counter.mp4", StoryboardOptions(spacing: .count(3)))
         board.checkStructure()

@@ -29,7 +29,7 @@ import TestSupport
     /// land between keyframes. Open GOPs, an edit-list cut, one keyframe only, MPEG-TS (no index),
     /// variable frame rate and a late stream start must all give the same ticks.
     @Test(arguments: ["counter.mp4", "seek_opengop.mp4", "seek_cut.mp4", "seek_onekey.webm", "seek_ts_bframes.ts",
-                      "vfr.mkv", "offset.mp4", "fragmented_open.mp4", "motion.mp4"])
+                      "vfr.mkv", "offset.mp4", "fragmented_open.mp4", "motion.mp4", "cut_negts.mkv", "seek_negts.webm"])
     func sameFramesAsAFullDecode(_ name: String) throws {
         for interval in [1.3, 2.0, 2.9] {
             let full = try frames(name, interval: interval, skipping: false)

@@ -58,6 +58,10 @@ import TestSupport
         #expect(ticks.map { counterFrame($0.image.pixel(x: 32, y: 24)) } == (0..<26).map { 36 + 10 * $0 / 4 })
         let (one, _) = try frames("cut_negts.mkv", FrameReadOptions(start: 1, maxFrames: 1))
         #expect(one.map { counterFrame($0.image.pixel(x: 32, y: 24)) } == [61])
+        // Before the only keyframe the cues list (counter 50 at 0.56 s), where a seek to the
+        // beginning lands: the file is opened again and decoded from its first picture.
+        let (early, _) = try frames("cut_negts.mkv", FrameReadOptions(start: 0.5, maxFrames: 1))
+        #expect(early.map { counterFrame($0.image.pixel(x: 32, y: 24)) } == [48])
     }
 
     @Test func sampledByTimestampNotIndex() throws {

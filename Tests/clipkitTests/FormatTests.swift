@@ -129,6 +129,44 @@ import TestSupport
         #expect(CLI.files(in: dir).isEmpty)
     }
 
+    /// WebP and MP4 outputs refused for their size (tall_png.mkv is 16x17000: WebP frames are at
+    /// most 16383 pixels a side, x264's 16384; H.264 needs 2x2) said "clipkit: a.webp: cannot
+    /// write output: ...", naming the output where every other failure names the input; so did
+    /// any other failure met while writing them (--max-output). Now the input is named, the
+    /// output first in the reason, and nothing is written; the --size the message gives fits.
+    @Test func sizeRefusalsNameTheInput() throws {
+        let dir = Fixture.scratchDirectory()
+        let tall = Fixture.url("video/tall_png.mkv").path
+        for (format, most) in [("webp", 16383), ("mp4", 16384)] {
+            let run = try CLI.run(["gif", tall, "-o", "a.gif", "-o", "a.\(format)"], in: dir)
+            #expect(run.status == 1)
+            #expect(run.stderrLines.count == 1 && run.stderr.hasPrefix("clipkit: \(tall): cannot write output: ")
+                    && run.stderr.contains("/a.\(format): \(format == "webp" ? "WebP" : "MP4") frames are at most \(most) pixels wide and high, "
+                                           + "got 16x17000 (--size \(most)x\(most) fits them)\n"), "\(run.stderr)")
+            #expect(CLI.files(in: dir).isEmpty)
+        }
+        let counter = Fixture.url("video/counter.mp4").path
+        let small = try CLI.run(["gif", counter, "-o", "b.gif", "-o", "b.mp4", "--width", "1"], in: dir)
+        #expect(small.status == 1)
+        #expect(small.stderrLines.count == 1 && small.stderr.hasPrefix("clipkit: \(counter): cannot write output: ")
+                && small.stderr.contains("/b.mp4: MP4 needs frames of at least 2x2 pixels, got 1x1\n"), "\(small.stderr)")
+        let budget = try CLI.run(["gif", Self.clip.path, "-o", "c.webp", "--max-output", "3000"], in: dir)
+        #expect(budget.status == 1)
+        #expect(budget.stderrLines.count == 1 && budget.stderr.hasPrefix("clipkit: \(Self.clip.path): ")
+                && budget.stderr.contains("/c.webp: output size exceeds the limit of 3000 bytes (raise it with --max-output)"), "\(budget.stderr)")
+        #expect(CLI.files(in: dir).isEmpty)
+
+        let fitted = try CLI.run(["gif", tall, "-o", "a.gif", "-o", "a.webp", "-o", "a.mp4", "--size", "16383x16383"], in: dir)
+        #expect(fitted.status == 0, "\(fitted.stderr)")
+        // VP8X: canvas width - 1 and height - 1 in 24 bits each.
+        let header = [UInt8](try Data(contentsOf: dir.appendingPathComponent("a.webp")).prefix(30))
+        let side = { (at: Int) in 1 + (Int(header[at]) | Int(header[at + 1]) << 8 | Int(header[at + 2]) << 16) }
+        #expect(String(decoding: header[12..<16], as: UTF8.self) == "VP8X" && side(24) == 15 && side(27) == 16383)
+        #expect(try Self.webp(dir.appendingPathComponent("a.webp")).durations == [200, 200])
+        let mp4 = try Self.probe(dir.appendingPathComponent("a.mp4"))
+        #expect(mp4["width"] == "14" && mp4["height"] == "16382" && mp4["nb_read_frames"] == "4" && mp4["duration"] == "0.400000", "\(mp4)")
+    }
+
     @Test func aFailureLeavesNoneOfTheOutputs() throws {
         let dir = Fixture.scratchDirectory()
         // The GIF cannot reach the quality floor: the finished WebP and MP4 are not kept either.

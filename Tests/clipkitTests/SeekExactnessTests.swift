@@ -104,6 +104,44 @@ struct ReferenceDecode {
         #expect(FileManager.default.fileExists(atPath: scratch.appendingPathComponent("t.png").path))
     }
 
+    /// Cuts made with `-ss 1.3 -c copy -avoid_negative_ts disabled` keep the pictures before the
+    /// cut at times no index lists (Matroska: none, the first 33 are untimed; WebM: -1.3 s, and
+    /// cue times are unsigned), so a seek to the beginning lands on the first keyframe listed
+    /// (0.56 s; 2.0 s from the start) and reports success. `--at` before it gave that keyframe
+    /// with a warning that nothing decodes earlier, `gif --start` without one. Every target now
+    /// gives the frame a decode without any seek shows then.
+    @Test(arguments: ["cut_negts.mkv", "seek_negts.webm"])
+    func seekToTheBeginningLandingLate(_ name: String) throws {
+        let url = Fixture.url("video/\(name)")
+        let full = try VideoReader(url: url).frames(options: FrameReadOptions())
+        var reference: [VideoFrame] = []
+        while let frame = try full.next() { reference.append(frame) }
+        #expect(reference.count == (name.hasSuffix(".mkv") ? 64 : 100))
+        for target in [0.1, 0.3, 0.5, 1.0, 1.5, 1.9] {
+            let expected = try #require(reference.last { $0.sourceTime <= target + 1e-6 })
+            let thumb = try Thumbnailer(options: ThumbnailOptions(position: .seconds(target), size: .original)).thumbnail(of: url)
+            #expect(Self.counter(thumb) == Self.counter(expected.image) && thumb.pixels == expected.image.pixels,
+                    "\(name) at \(target): counter \(Self.counter(thumb)), the frame at \(expected.sourceTime) is \(Self.counter(expected.image))")
+        }
+
+        // The command of the report: counter 48 is on screen at 0.5 s (36 at 0, one every 40 ms).
+        let scratch = Fixture.scratchDirectory()
+        let first = name.hasSuffix(".mkv") ? 36 : 0
+        let thumb = try CLI.run(["thumb", "--at", "0.5", url.path, "-o", "t.png"], in: scratch)
+        #expect(thumb.status == 0 && thumb.stderr.isEmpty, "\(thumb.stderr)")
+        #expect(try Self.counter(PNGReader.read(scratch.appendingPathComponent("t.png"))) == first + 12)
+        // gif --start decodes from the same seek: 0.5 s and 0.6 s at 10 fps.
+        let gif = try CLI.run(["gif", url.path, "--start", "0.5", "--duration", "0.2", "-o", "g.gif"], in: scratch)
+        #expect(gif.status == 0, "\(gif.stderr)")
+        #expect(try Decoded.gif(scratch.appendingPathComponent("g.gif")).canvases.map(Self.counter) == [first + 12, first + 15])
+    }
+
+    /// The counter fixture's frame number (R = 8 + 16*(n%16), G = 8 + 16*(n/16)).
+    static func counter(_ image: RGBAImage) -> Int {
+        let p = image.pixel(x: image.width / 2, y: image.height / 2)
+        return Int(p.g) / 16 * 16 + Int(p.r) / 16
+    }
+
     /// Storyboards seek between tiles the same way: every tile of the lying files is the frame
     /// a decode from the beginning shows at its time.
     @Test(arguments: ["seek_synclie.3gp", "seek_midgop_hevc.ts"])

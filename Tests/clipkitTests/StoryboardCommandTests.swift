@@ -63,6 +63,25 @@ import TestSupport
         #expect(CLI.files(in: dir).isEmpty)
     }
 
+    /// The default command on a picture 205 times taller than wide (tall.mp4, 32x6560 tiles)
+    /// failed with "--columns: sheets of 320x65600 pixels ... use fewer --columns", an option
+    /// not given, that would not help, and no input named. Now its sheets get fewer rows; a
+    /// layout that cannot fit fails for that input alone, naming it (exit 1).
+    @Test func tallPictureAndSheetsTooWide() throws {
+        let dir = Fixture.scratchDirectory()
+        let tall = Fixture.url("video/tall.mp4").path
+        let run = try CLI.run(["storyboard", tall, "--interval", "0.02"], in: dir)
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+        let manifest = try StoryboardManifest.read(from: dir.appendingPathComponent("tall.storyboard/storyboard.json"))
+        #expect(manifest.sheets.map { [$0.width, $0.height, $0.tiles] } == [[320, 59040, 90], [320, 6560, 10]])
+
+        let wide = try CLI.run(["storyboard", tall, "--format", "webp", "--columns", "600", "--max-sheet", "600", "-o", "wide"], in: dir)
+        #expect(wide.status == 1)
+        #expect(wide.stderrLines == ["clipkit: \(tall): rows of 600 tiles of 32x6560 pixels are 19200 pixels wide, over webp's "
+                                     + "16383-pixel limit; use at most 511 --columns or a smaller --tile"], "\(wide.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("wide").path))
+    }
+
     @Test func badInputsFailAloneWithOneLine() throws {
         let dir = Fixture.scratchDirectory()
         let bad = ["audio_only.m4a", "not_video.mp4", "truncated.mp4", "missing.mp4"].map { Fixture.url("video/\($0)").path }

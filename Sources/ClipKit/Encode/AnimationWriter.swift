@@ -20,9 +20,15 @@ import Foundation
 ///
 /// MP4 frames lose their alpha (as ffmpeg's conversion to yuv420p does) and an odd width or
 /// height loses its last column or row (H.264 in yuv420p needs even sizes).
+///
+/// Every error it throws names the input the animation is made from (its budget's, `OutputJob`),
+/// with this file first in the reason, so a conversion's failure starts with its input whichever
+/// output met it: `in.mp4: cannot write output: a.webp: WebP frames are at most 16383 ...`.
 final class AnimationWriter {
     let destination: URL
     let format: AnimationFormat
+    /// The input, which errors name: the budget's, else (no budget) `destination`.
+    let source: String
     /// The size written: the frames' size, cut to even numbers for MP4.
     let width: Int
     let height: Int
@@ -66,12 +72,24 @@ final class AnimationWriter {
     }
 
     /// `encoderName` replaces the format's encoder: for tests of the missing-encoder path.
-    init(destination: URL, format: AnimationFormat, options: AnimationOptions, width: Int, height: Int,
-         frameRate: Double?, limits: Limits, budget: ByteBudget?, encoderName: String?) throws {
+    convenience init(destination: URL, format: AnimationFormat, options: AnimationOptions, width: Int, height: Int,
+                     frameRate: Double?, limits: Limits, budget: ByteBudget?, encoderName: String?) throws {
+        let source = budget?.input ?? destination.path
+        do {
+            try self.init(opening: destination, source: source, format: format, options: options, width: width, height: height,
+                          frameRate: frameRate, limits: limits, budget: budget, encoderName: encoderName)
+        } catch let error as ClipKitError {
+            throw error.naming(input: source)
+        }
+    }
+
+    private init(opening destination: URL, source: String, format: AnimationFormat, options: AnimationOptions, width: Int,
+                 height: Int, frameRate: Double?, limits: Limits, budget: ByteBudget?, encoderName: String?) throws {
         let path = destination.path
         try options.validate()
         try FFmpegLibraries.load()
         self.destination = destination
+        self.source = source
         self.format = format
         self.options = options
         self.limits = limits
@@ -119,7 +137,9 @@ final class AnimationWriter {
             throw ClipKitError.outputFailed(path: path, reason: "\(name) needs frames of at least \(least) pixels, got \(width)x\(height)")
         }
         if written.width > format.maxDimension || written.height > format.maxDimension {
-            throw ClipKitError.outputFailed(path: path, reason: "\(name) frames are at most \(format.maxDimension) pixels wide and high, got \(width)x\(height)")
+            let most = format.maxDimension
+            throw ClipKitError.outputFailed(path: path, reason: "\(name) frames are at most \(most) pixels wide and high, got \(width)x\(height) "
+                                            + "(--size \(most)x\(most) fits them)")
         }
     }
 
@@ -140,7 +160,7 @@ final class AnimationWriter {
             guard time.isFinite, time >= 0 else {
                 throw ClipKitError.internalFailure(path: destination.path, reason: "frame time \(time) is not a time")
             }
-            try limits.checkDeadline(destination.path)
+            try limits.checkDeadline(source)
             // The first frame is shown from the start: a WebP cannot begin with nothing.
             let pts = pending == nil && frameCount == 0 ? 0 : Int64((time * Double(format.ticksPerSecond)).rounded())
             if let pending {
@@ -151,7 +171,7 @@ final class AnimationWriter {
                     try encode(pending.image, pts: pending.pts)
                 }
             }
-            try limits.checkFrames(frameCount + 1, path: destination.path)
+            try limits.checkFrames(frameCount + 1, path: source)
             pending = (image, pts)
         }
     }
@@ -180,20 +200,24 @@ final class AnimationWriter {
 
     /// Renames the finished file over `destination`.
     func commit() throws {
-        guard state == .finished else {
-            throw ClipKitError.internalFailure(path: destination.path, reason: "commit before finish")
+        try naming {
+            guard state == .finished else {
+                throw ClipKitError.internalFailure(path: destination.path, reason: "commit before finish")
+            }
+            try file.commit()
+            state = .committed
         }
-        try file.commit()
-        state = .committed
     }
 
     /// The finished file, closed, for the caller to commit with the input's other outputs.
     func handOver() throws -> FinishedFile {
-        guard state == .finished else {
-            throw ClipKitError.internalFailure(path: destination.path, reason: "handed over before finish")
+        try naming {
+            guard state == .finished else {
+                throw ClipKitError.internalFailure(path: destination.path, reason: "handed over before finish")
+            }
+            state = .committed
+            return try file.finishWriting()
         }
-        state = .committed
-        return try file.finishWriting()
     }
 
     /// Abandons the animation: the temp file is removed, `destination` is untouched.
@@ -216,13 +240,23 @@ final class AnimationWriter {
         waiting.removeAll()
     }
 
-    /// Runs `body`; on any error discards the output before throwing it.
+    /// Runs `body`; on any error discards the output before throwing it (named as the input's).
     private func failing(_ body: () throws -> Void) throws {
         do {
-            try body()
+            try naming(body)
         } catch {
             discard()
             throw error
+        }
+    }
+
+    /// Runs `body`, its errors named as the input's: the encoder, muxer, sink and file below
+    /// name this file.
+    private func naming<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as ClipKitError {
+            throw error.naming(input: source)
         }
     }
 
@@ -241,7 +275,7 @@ final class AnimationWriter {
     private func drain() throws {
         guard let encoder else { return }
         while try encoder.receive(into: received.pointer) {
-            try limits.checkDeadline(destination.path)
+            try limits.checkDeadline(source)
             let packet = try EncodedPacket(takingFrom: received, path: destination.path)
             // libwebp's encoder returns an empty packet per frame and the whole file at the end.
             if packet.pointer.pointee.size == 0 { continue }

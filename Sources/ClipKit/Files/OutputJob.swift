@@ -22,7 +22,8 @@ struct OutputJob: Sendable {
         let started = limits.started()
         let stamp = FingerprintStage(fingerprint, input: input, deadline: started.deadline)
         defer { stamp.stop() }
-        return try work(OutputJob(input: input, limits: started, budget: ByteBudget(limit: started.maxOutputBytes), stamp: stamp))
+        return try work(OutputJob(input: input, limits: started, budget: ByteBudget(limit: started.maxOutputBytes, input: input.path),
+                                   stamp: stamp))
     }
 
     /// The fingerprint to record (waits for the hash), or nil.

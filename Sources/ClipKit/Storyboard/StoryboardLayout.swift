@@ -38,4 +38,18 @@ public struct StoryboardLayout: Sendable, Equatable {
 
     /// The pixel size of a full sheet (the largest any sheet gets).
     public var fullSheetSize: (width: Int, height: Int) { sheetSize(tiles: tilesPerSheet) }
+
+    /// The layout with `columns` to a row and at most `tilesPerSheet` to a sheet whose sheets
+    /// are at most `maxDimension` pixels on either side (an image format's limit): fewer rows to
+    /// a sheet where full ones would be taller. A tall picture's 160 px wide tiles can be
+    /// thousands of pixels tall, and ten rows of them more than any JPEG. Nil when not even one
+    /// row fits: a tile, or a row of `columns`, larger than that.
+    public static func fitting(tileWidth: Int, tileHeight: Int, columns: Int, tilesPerSheet: Int,
+                               maxDimension: Int) -> StoryboardLayout? {
+        var layout = StoryboardLayout(tileWidth: tileWidth, tileHeight: tileHeight, columns: columns, tilesPerSheet: tilesPerSheet)
+        guard tileHeight <= maxDimension, layout.columns * tileWidth <= maxDimension else { return nil }
+        let rows = min(layout.rowsPerSheet, maxDimension / tileHeight)
+        layout.tilesPerSheet = min(layout.tilesPerSheet, rows * layout.columns)
+        return layout
+    }
 }

@@ -25,7 +25,8 @@ public struct StoryboardOptions: Sendable {
     public var tileSize: FrameSize = .width(160)
     /// Tiles per row of a sheet.
     public var columns = 10
-    /// Most tiles on one sheet; more tiles go on further sheets.
+    /// Most tiles on one sheet; more tiles go on further sheets. Sheets have fewer rows where
+    /// full ones would be taller than the format allows (`StoryboardLayout.fitting`).
     public var tilesPerSheet = 100
     /// The sheets' file format.
     public var format: StillImageFormat = .jpeg

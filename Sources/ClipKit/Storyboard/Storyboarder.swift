@@ -61,13 +61,8 @@ public struct Storyboarder: Sendable {
         let reader = try VideoReader(url: input, limits: limits, fullProbe: false)
         let info = reader.info
         let tile = options.tileSize.resolve(width: info.width, height: info.height)
-        let layout = StoryboardLayout(tileWidth: tile.width, tileHeight: tile.height, columns: options.columns,
-                                      tilesPerSheet: options.tilesPerSheet)
+        let layout = try Self.layout(tile: tile, options: options, path: path)
         let sheetSize = layout.fullSheetSize
-        if max(sheetSize.width, sheetSize.height) > options.format.maxDimension {
-            throw ClipKitError.invalidOption(
-                name: "--columns", reason: "sheets of \(sheetSize.width)x\(sheetSize.height) pixels (\(tile.width)x\(tile.height) tiles) exceed \(options.format.rawValue)'s \(options.format.maxDimension)-pixel limit; use fewer --columns, a smaller --max-sheet or --tile")
-        }
         // The sheet and its encoded copy; the decoder's tile, the queued ones and the caller's.
         let (sheetBytes, overflow) = sheetSize.width.multipliedReportingOverflow(by: sheetSize.height * 4)
         try limits.checkMemory(pictures: 2, of: overflow ? Int.max / 2 : sheetBytes + 2 * tile.width * tile.height * 4,
@@ -125,6 +120,27 @@ public struct Storyboarder: Sendable {
         try AtomicFile.write(json, to: staging.url.appendingPathComponent(StoryboardManifest.fileName), budget: budget)
         try OutputCommit(main: [staging]).commit()
         return Result(directory: directory, manifest: manifest, bytes: writer.bytes + vtt.count + json.count, warnings: decoded.warnings)
+    }
+
+    /// The sheets' layout for this input's tiles: `options.columns` to a row, as many rows as
+    /// `options.tilesPerSheet` allows and the format can store (`StoryboardLayout.fitting`).
+    /// The tile size comes from the input, so a layout that cannot fit is this input's failure
+    /// (exit 1, naming it), whose reason names the option to change.
+    static func layout(tile: (width: Int, height: Int), options: StoryboardOptions, path: String) throws -> StoryboardLayout {
+        let limit = options.format.maxDimension, format = options.format.rawValue
+        if let layout = StoryboardLayout.fitting(tileWidth: tile.width, tileHeight: tile.height, columns: options.columns,
+                                                 tilesPerSheet: options.tilesPerSheet, maxDimension: limit) {
+            return layout
+        }
+        let size = "\(tile.width)x\(tile.height)"
+        guard tile.width <= limit && tile.height <= limit else {
+            let box = "\(min(tile.width, limit))x\(min(tile.height, limit))"
+            throw ClipKitError.cannotFit(path: path, reason: "tiles of \(size) pixels are larger than \(format)'s \(limit)-pixel limit "
+                                         + "for a sheet side; give a smaller --tile (a box such as --tile \(box)) or another --format")
+        }
+        let columns = min(options.columns, options.tilesPerSheet)
+        throw ClipKitError.cannotFit(path: path, reason: "rows of \(columns) tiles of \(size) pixels are \(columns * tile.width) pixels "
+                                     + "wide, over \(format)'s \(limit)-pixel limit; use at most \(limit / tile.width) --columns or a smaller --tile")
     }
 
     /// Decodes the frames `schedule` asks for, scaled to `tileSize`, handing each tile's frame to

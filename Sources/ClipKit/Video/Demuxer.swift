@@ -5,7 +5,11 @@ import Foundation
 /// Owns the AVFormatContext of one open file and knows its video stream.
 final class Demuxer {
     let path: String
-    private let context: FormatContext
+    /// Replaced only by `reopen()`.
+    private var context: FormatContext
+    private let deadline: Deadline
+    /// Whether opening probed the streams by decoding (`reopen()` opens the same way).
+    private let probed: Bool
     var format: UnsafeMutablePointer<AVFormatContext> { context.pointer }
     let streamIndex: Int32
     let info: VideoInfo
@@ -29,6 +33,7 @@ final class Demuxer {
         }
         let owner = try FormatContext(path: path, deadline: deadline)
         self.context = owner
+        self.deadline = deadline
         let context = owner.pointer
         var status: Int32 = 0
         // Probing decodes frames: refuse sizes the container headers already declare too big.
@@ -42,7 +47,8 @@ final class Demuxer {
         // Probing decodes frames of every stream: the most expensive step of a thumbnail. Skip it
         // when the container's headers already describe the video (MP4/MOV do) and the caller
         // needs no more; `info` asks for a full probe (pixel format, frame rate estimates).
-        if fullProbe || !Demuxer.headersDescribeVideo(context) {
+        probed = fullProbe || !Demuxer.headersDescribeVideo(context)
+        if probed {
             status = avformat_find_stream_info(context, nil)
         }
         if status < 0 {
@@ -135,6 +141,30 @@ final class Demuxer {
     }
 
     var stream: UnsafeMutablePointer<AVStream> { format.pointee.streams[Int(streamIndex)]! }
+
+    /// Opens the file again in place of the open context, positioned at its first packet, as
+    /// it was opened first: a seek to the beginning goes by the index, and an index that lists
+    /// no keyframe there (a Matroska cut whose first pictures have no timestamp) lands at its
+    /// first entry and reports success. The stream keeps its index, codec and size; a file that
+    /// no longer opens that way is refused.
+    func reopen() throws {
+        let owner = try FormatContext(path: path, deadline: deadline)
+        let context = owner.pointer
+        if probed {
+            let status = avformat_find_stream_info(context, nil)
+            if status < 0 {
+                try deadline.check(path)
+                throw ClipKitError.corrupt(path: path, reason: ffmpegMessage(status))
+            }
+        }
+        let old = stream.pointee.codecpar.pointee
+        guard streamIndex < Int32(context.pointee.nb_streams), let stream = context.pointee.streams[Int(streamIndex)],
+              stream.pointee.codecpar.pointee.codec_id == old.codec_id,
+              stream.pointee.codecpar.pointee.width == old.width, stream.pointee.codecpar.pointee.height == old.height else {
+            throw ClipKitError.corrupt(path: path, reason: "the file changed while it was read")
+        }
+        self.context = owner
+    }
 
     /// True when the container headers alone give a video stream's codec, size, frame rate and
     /// duration, so probing by decoding can be skipped (the pixel format then stays unknown

@@ -29,7 +29,7 @@ final class FrameDecoder: FrameProducer {
         origin = start == ck_av_nopts_value() ? nil : start
         sampler = FrameSampler(start: options.start, end: options.end, interval: options.tickInterval)
         if options.skipsBetweenTicks && options.fps != nil && !options.keyframesOnly {
-            skipper = TickSkipper(stream: stream, origin: origin ?? 0)
+            skipper = TickSkipper(demuxer: demuxer, origin: origin ?? 0)
         }
         if let duration = info.duration, options.start >= duration, duration > 0 {
             throw ClipKitError.startPastEnd(path: demuxer.path, start: options.start, duration: duration)
@@ -93,7 +93,8 @@ final class FrameDecoder: FrameProducer {
 
     /// Runs decode passes until one reaches the start cleanly: a pass that has to be given up
     /// (see `decodePass`) is followed by one from an earlier point (`SeekPlan`), finally from
-    /// the very beginning, which is what a full decode shows.
+    /// the very beginning, which is what a full decode shows: by a seek, and when that lands
+    /// late, from the file opened again.
     private func decodeAll(into sequence: inout FrameOutput) throws {
         let path = demuxer.path
         var packet = av_packet_alloc()
@@ -124,7 +125,7 @@ final class FrameDecoder: FrameProducer {
             decoded = 0
             stopped = false
             sampler = FrameSampler(start: options.start, end: options.end, interval: options.tickInterval)
-            if skipper != nil { skipper = TickSkipper(stream: demuxer.stream, origin: origin ?? 0) }
+            if skipper != nil { skipper = TickSkipper(demuxer: demuxer, origin: origin ?? 0) }
         }
         let end = clipEnd()
         if hasCandidate && !stopped {
@@ -149,14 +150,18 @@ final class FrameDecoder: FrameProducer {
     /// late), a frame came out damaged (a "keyframe" that needs earlier frames), the decoder
     /// dropped a picture sent before the start, or nothing decoded at all. Decoded timestamps
     /// and the decoder's own intra flag decide, never packet flags: frames before the first
-    /// intra picture after a seek are dropped unseen. From the beginning no pass is given up:
-    /// damage there is the file's own.
+    /// intra picture after a seek are dropped unseen. From the beginning no pass is given up
+    /// for damage, which is the file's own; one that a seek there started is given up when its
+    /// first frame is later than the start or none decodes (the seek landed late: a Matroska
+    /// index that does not list the first keyframe sends it to the first keyframe listed).
     private func decodePass(from point: SeekPlan.Point, packet: UnsafeMutablePointer<AVPacket>, frame: UnsafeMutablePointer<AVFrame>,
                             hasCandidate: inout Bool, into sequence: inout FrameOutput) throws -> Bool {
-        let format = demuxer.format, codec = self.codec
+        let codec = self.codec
         let path = demuxer.path
-        let mayGiveUp = point != .beginning
-        guard seek(format, to: point) || !mayGiveUp else { return false }
+        let mayGiveUp: Bool
+        if case .before = point { mayGiveUp = true } else { mayGiveUp = false }
+        let rewound = point == .beginning && demuxerMoved
+        guard try seek(to: point) || !mayGiveUp else { return false }
         var givenUp = false
         /// After a seek, the time the landing must reach, until the decoder gives its first intra picture.
         var landing: Double? = mayGiveUp ? options.start : nil
@@ -182,10 +187,14 @@ final class FrameDecoder: FrameProducer {
                 av_frame_unref(candidate)
                 hasCandidate = false
                 lastTime = nil
-                if seek(format, to: point) {
-                    if point != .beginning {
+                if try seek(to: point) {
+                    if case .before = point {
                         landing = skipper?.pendingTick
                         leading = LeadingPictures(afterSeek: true)
+                    } else {
+                        // From the beginning the untimed lead comes again.
+                        releaseLead()
+                        leadOpen = origin != nil
                     }
                     return
                 }
@@ -228,7 +237,7 @@ final class FrameDecoder: FrameProducer {
                     landing = nil
                 }
                 decoded += 1
-                if mayGiveUp && sequence.pushedCount == 0 && (damaged || (decoded == 1 && time > options.start + FrameSampler.epsilon)) {
+                if sequence.pushedCount == 0 && ((mayGiveUp && damaged) || ((mayGiveUp || rewound) && decoded == 1 && time > options.start + FrameSampler.epsilon)) {
                     givenUp = true
                     return
                 }
@@ -323,7 +332,7 @@ final class FrameDecoder: FrameProducer {
                     relocation = skipper?.jump(to: tick)
                 }
                 if relocation != nil { try relocate() }
-                let status = av_read_frame(format, packet)
+                let status = av_read_frame(demuxer.format, packet)
                 if status < 0 { break }  // end of file, or a truncated one: decode what we have
                 defer { av_packet_unref(packet) }
                 guard packet.pointee.stream_index == demuxer.streamIndex else { continue }
@@ -356,7 +365,7 @@ final class FrameDecoder: FrameProducer {
         } while relocation != nil && !stopped
         // No frame came with a timestamp: those held are counted on.
         if leadOpen && !givenUp && !stopped { _ = try takeLead(before: nil) }
-        if givenUp || (mayGiveUp && decoded == 0) { return false }
+        if givenUp || ((mayGiveUp || rewound) && decoded == 0) { return false }
         if hasCandidate && missesSentFrame() { return false }
         return true
     }
@@ -436,8 +445,10 @@ final class FrameDecoder: FrameProducer {
         codec.pointee.skip_frame = needed ? AVDISCARD_DEFAULT : AVDISCARD_NONREF
     }
 
-    /// Moves the demuxer to `point` and empties the decoder. False when the demuxer cannot.
-    private func seek(_ format: UnsafeMutablePointer<AVFormatContext>, to point: SeekPlan.Point) -> Bool {
+    /// Moves the demuxer to `point` and empties the decoder. False when the demuxer cannot;
+    /// throws when the file cannot be opened again.
+    private func seek(to point: SeekPlan.Point) throws -> Bool {
+        let format = demuxer.format
         switch point {
         case .beginning:
             // The first pass from the beginning needs no seek; a later one rewinds.
@@ -464,6 +475,8 @@ final class FrameDecoder: FrameProducer {
             // A start beyond any timestamp cannot be sought to; decoding then finds it past the end.
             guard ticks < 4e18 else { return false }
             if av_seek_frame(format, demuxer.streamIndex, (origin ?? 0) &+ Int64(ticks), AVSEEK_FLAG_BACKWARD) < 0 { return false }
+        case .reopened:
+            try demuxer.reopen()
         }
         avcodec_flush_buffers(codec)
         palette?.seeked()

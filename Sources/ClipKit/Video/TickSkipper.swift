@@ -13,10 +13,12 @@
 /// intra picture): damaged, or later than the tick, means the landing was wrong (a
 /// "keyframe" that needs earlier frames, an index of decode times that reorders past the tick),
 /// and the decoder retries from earlier points as `SeekPlan` lists them, finally from the
-/// beginning with skipping off. The sampler keeps its place through all of this, so no tick is
-/// given twice or from a frame decoded after a bad landing.
+/// beginning with skipping off (the file opened again when a seek there lands late too). The
+/// sampler keeps its place through all of this, so no tick is given twice or from a frame
+/// decoded after a bad landing.
 struct TickSkipper {
-    private let stream: UnsafeMutablePointer<AVStream>
+    /// Its stream is asked for at each use: `Demuxer.reopen()` replaces it.
+    private let demuxer: Demuxer
     private let timeBase: Double
     private let origin: Int64
     /// Jump only when the keyframe before the next tick lies at least this far (seconds) past the
@@ -34,10 +36,10 @@ struct TickSkipper {
     /// After a jump that landed wrong, no more are tried.
     private(set) var isDisabled = false
 
-    init(stream: UnsafeMutablePointer<AVStream>, origin: Int64) {
-        self.stream = stream
+    init(demuxer: Demuxer, origin: Int64) {
+        self.demuxer = demuxer
         self.origin = origin
-        timeBase = stream.pointee.time_base.seconds
+        timeBase = demuxer.stream.pointee.time_base.seconds
     }
 
     /// Records a packet of the stream as read.
@@ -53,6 +55,7 @@ struct TickSkipper {
             return false
         }
         let target = origin &+ Int64(tick / timeBase)
+        let stream = demuxer.stream
         let index = av_index_search_timestamp(stream, target, AVSEEK_FLAG_BACKWARD)
         guard index >= 0, let entry = avformat_index_get_entry(stream, index) else { return false }
         return Double(entry.pointee.timestamp &- lastRead) * timeBase >= Self.minimumGap
@@ -79,15 +82,17 @@ struct TickSkipper {
     }
 
     /// After a bad landing (or a failed seek), the next earlier point to decode the pending tick
-    /// from: a few seconds further back, then the beginning, after which skipping stops. Nil when
-    /// even the beginning has been tried.
+    /// from: a few seconds further back, then the beginning, after which skipping stops. The
+    /// beginning's landing is judged too (a seek there can land late); after it the file is
+    /// opened again, and nothing more is judged. Nil when that has been done.
     mutating func retryPoint() -> SeekPlan.Point? {
         guard var plan, plan.advance() else { return nil }
         self.plan = plan
         lastRead = nil
-        if plan.point == .beginning {
-            isDisabled = true
-            pendingTick = nil
+        switch plan.point {
+        case .before: break
+        case .beginning: isDisabled = true
+        case .reopened: pendingTick = nil
         }
         return plan.point
     }
