@@ -83,6 +83,31 @@ import TestSupport
         #expect(Self.links(in: html).allSatisfy { $0.hasPrefix("#") || $0.hasPrefix("media/") || $0.hasPrefix("report.") })
     }
 
+    /// A line naming a file clipkit does not write (`"outputs":["/etc/passwd"]` in a crafted or
+    /// edited JSON line) is not copied into the published folder, with `--copy` or from outside
+    /// the report's parent; the report says so. (It was copied to media/1-2-passwd.)
+    @Test func onlyClipkitOutputsAreCopied() throws {
+        let dir = Fixture.scratchDirectory()
+        let elsewhere = Fixture.scratchDirectory("onlyClipkitOutputsAreCopied-elsewhere")
+        let secret = elsewhere.appendingPathComponent("secret.txt")
+        try Data("do not publish".utf8).write(to: secret)
+        let run = try CLI.run(["gif", Fixture.url("video/counter.mp4").path, "-o", "a.gif", "--width", "80", "--json"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        var line = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        line["outputs"] = ((line["outputs"] as? [String]) ?? []) + [secret.path]
+        try JSONSerialization.data(withJSONObject: line).write(to: dir.appendingPathComponent("run.jsonl"))
+        for extra in [["--copy"], []] {
+            let name = "r\(extra.count)"
+            let report = try CLI.run(["report", "run.jsonl", "-o", name] + extra, in: dir)
+            #expect(report.status == 0, "\(report.stderr)")
+            let files = CLI.files(in: dir.appendingPathComponent(name))
+            #expect(!files.contains { $0.contains("secret") }, "\(files)")
+            #expect(files.contains { $0.hasPrefix("media/") && $0.hasSuffix(".gif") } == !extra.isEmpty, "\(files)")
+            let json = try String(contentsOf: dir.appendingPathComponent(name + "/report.json"), encoding: .utf8)
+            #expect(json.contains("not copied"))
+        }
+    }
+
     @Test func gatesExitOneAfterWriting() throws {
         let dir = Fixture.scratchDirectory()
         let runs = try Self.runs(in: dir)

@@ -49,6 +49,10 @@ struct ReportBuilder {
                     let real = Self.realPath(url)
                     if !options.copyMedia && real.hasPrefix(parent + "/") && real != targetPath && !real.hasPrefix(targetPath + "/") {
                         output.href = ReportEscaping.urlPath("../" + real.dropFirst(parent.count + 1))
+                    } else if output.kind == .file {
+                        // Only what clipkit writes is copied into the published folder: a line
+                        // naming any other file (`"outputs":["/etc/passwd"]`) would publish it.
+                        clip.warnings.append("output is not a GIF, WebP, MP4, image or clipkit directory, so it is not copied: \(path)")
                     } else {
                         let name = "media/\(number)-\(clip.outputs.count + 1)-\(ReportEscaping.safeFileName(url.lastPathComponent))"
                         output.copy = name
