@@ -32,4 +32,30 @@ import TestSupport
         let centiseconds = delays.reduce(0, +)
         #expect(centiseconds >= 500 && centiseconds <= 505, "gif: \(centiseconds) cs, last \(delays.last ?? 0)")
     }
+
+    /// A stretch cut out of a longer source ends where asked: the frame on screen at the last
+    /// tick lasts until the end, as the source goes on past it. The decode used to stop at the
+    /// last tick and end one source frame after it: `--start 1.0 --duration 0.2` of the 30 fps
+    /// counter gave delays of 10 and 7 cs; a GIF of 30 ms frames, `--duration 0.2`, 10 and 5.
+    @Test func aCutEndsWhereAskedNotAfterTheLastTicksFrame() throws {
+        let scratch = Fixture.scratchDirectory()
+        let counter = Fixture.url("video/counter.mp4").path
+        for (arguments, expected) in [(["--start", "1.0", "--duration", "0.2"], [10, 10]), (["--start", "1.05", "--duration", "0.3"], [10, 10, 10]),
+                                      (["--duration", "0.25", "--fps", "4"], [25]), (["--start", "3.9", "--duration", "0.5"], [10])] {
+            #expect(try CLI.run(["gif", counter, "-o", "cut.gif", "--force", "-q"] + arguments, in: scratch).status == 0)
+            #expect(try Decoded.gif(scratch.appendingPathComponent("cut.gif")).delays == expected, "\(arguments)")
+        }
+        // A GIF source of 30 ms frames (made here: 30 frames of 32x32).
+        let source = scratch.appendingPathComponent("fast.gif")
+        let encoder = try GIFEncoder(url: source, width: 32, height: 32, globalPalette: nil, loopCount: 0)
+        for i in 0..<30 {
+            try encoder.add(GIFFrame(width: 32, height: 32, delay: 3, localPalette: [UInt8(i * 8), 0, 0, 0, 0, 0],
+                                     indices: [UInt8](repeating: 0, count: 32 * 32)))
+        }
+        try encoder.finish()
+        for (arguments, expected) in [(["--duration", "0.2"], [10, 10]), (["--start", "0.1", "--duration", "0.2"], [10, 10])] {
+            #expect(try CLI.run(["gif", source.path, "-o", "cut.gif", "--force", "-q"] + arguments, in: scratch).status == 0)
+            #expect(try Decoded.gif(scratch.appendingPathComponent("cut.gif")).delays == expected, "\(arguments)")
+        }
+    }
 }

@@ -44,11 +44,14 @@ struct FrameSampler: Sendable {
         return tick
     }
 
-    /// True once no later frame can produce output (the last tick or the end has been passed).
+    /// True once a frame at `candidateTime` is at or past the end. Not as soon as the last tick
+    /// is taken: the frame that follows it says how long the last one lasts, which is the clip's
+    /// end when the source goes on past it. (Stopping at the last tick ended `--start 1.0
+    /// --duration 0.2` of a 30 fps clip one source frame after the last decoded one: delays of
+    /// 10 and 7 cs, not 10 and 10.)
     func isExhausted(candidateTime: Double) -> Bool {
-        if let end, candidateTime >= end - Self.epsilon { return true }
-        if let interval, let end { return start + Double(nextIndex) * interval >= end - Self.epsilon }
-        return false
+        guard let end else { return false }
+        return candidateTime >= end - Self.epsilon
     }
 
     /// The output places of a candidate frame shown from `time` until `nextTime` (nil: until the
