@@ -143,7 +143,13 @@ final class ByteBudget: Sendable {
             return true
         }
         if !fits {
-            throw ClipKitError.limitExceeded(path: path, what: "output size", limit: "\(limit) bytes", option: "--max-output")
+            // The input's failure, naming the output as it would have been called (not the
+            // hidden temp name a directory output is built under: `.sb.clipkit-Q2qd4k/storyboard.vtt`).
+            let output = AtomicFile.finalPath(of: path)
+            guard let input, input != output else {
+                throw ClipKitError.limitExceeded(path: output, what: "output size", limit: "\(limit) bytes", option: "--max-output")
+            }
+            throw ClipKitError.limitExceeded(path: input, what: "\(output): output size", limit: "\(limit) bytes", option: "--max-output")
         }
     }
 }

@@ -82,13 +82,18 @@ import TestSupport
     }
 
     /// --max-output is a budget checked before each write: nothing past it reaches the disk,
-    /// and the message names the limit for every command.
-    @Test(arguments: [["gif", "motion.mp4", "-o", "out.gif"], ["explode", "counter.mp4", "-o", "frames"], ["thumb", "motion.mp4", "--size", "0", "-o", "t.png"]])
+    /// and the message names the input first, then the output by its own name (a directory's
+    /// files were named under its hidden temp name: `.frames.clipkit-gzePVL/frame_0000.png`).
+    @Test(arguments: [["gif", "motion.mp4", "-o", "out.gif"], ["explode", "counter.mp4", "-o", "frames"], ["thumb", "motion.mp4", "--size", "0", "-o", "t.png"],
+                      ["gif", "motion.mp4", "-o", "fit.gif", "--max-bytes", "2MB"]])
     func maxOutputStopsBeforeWriting(_ arguments: [String]) throws {
-        let dir = Fixture.scratchDirectory()
-        let result = try CLI.run([arguments[0], Fixture.url("video/\(arguments[1])").path] + arguments.dropFirst(2) + ["--max-output", "3000"], in: dir)
+        let dir = Fixture.scratchDirectory("maxOutput-\(arguments[0])-\(arguments.count)")
+        let input = Fixture.url("video/\(arguments[1])").path, output = arguments[arguments.firstIndex(of: "-o")! + 1]
+        let result = try CLI.run([arguments[0], input] + arguments.dropFirst(2) + ["--max-output", "3000"], in: dir)
         #expect(result.status == 1)
         #expect(result.stderr.contains("output size exceeds the limit of 3000 bytes (raise it with --max-output)"), "\(result.stderr)")
+        #expect(result.stderrLines.count == 1 && result.stderr.hasPrefix("clipkit: \(input): \(dir.path)/\(output)") && !result.stderr.contains(".clipkit-"),
+                "\(result.stderr)")
         #expect(CLI.files(in: dir).isEmpty, "left: \(CLI.files(in: dir))")
     }
 }

@@ -84,7 +84,7 @@ struct GIFPassWriter: Sendable {
         let path = run.path
         // With `--max-bytes` the GIF has a budget of its own, `--max-output` (past it: an error);
         // past `--max-bytes` the pass cannot fit, which this loop decides, not the budget.
-        let budget = options.maxBytes == nil ? run.job.budget : ByteBudget(limit: options.limits.maxOutputBytes)
+        let budget = options.maxBytes == nil ? run.job.budget : ByteBudget(limit: options.limits.maxOutputBytes, input: run.job.budget.input)
         var writer = GIFWriterStage(destination: destination, source: path, options: options, globalPalette: globalPalette, budget: budget)
         writer.shownFeedback = shownFeedback
         writer.meter = meter

@@ -43,6 +43,17 @@ final class AtomicFile {
         return "." + stem + suffix
     }
 
+    /// `path` with each hidden temp name (`temporaryName`, and a staging directory's, which has
+    /// the same form) turned back into the name it stands for: what messages show.
+    static func finalPath(of path: String) -> String {
+        guard path.contains(".clipkit-") else { return path }
+        return path.split(separator: "/", omittingEmptySubsequences: false).map { component -> Substring in
+            guard component.hasPrefix("."), let mark = component.range(of: ".clipkit-", options: .backwards),
+                  component.distance(from: mark.upperBound, to: component.endIndex) == 6, mark.lowerBound > component.index(after: component.startIndex) else { return component }
+            return component[component.index(after: component.startIndex)..<mark.lowerBound]
+        }.joined(separator: "/")
+    }
+
     /// Appends bytes to the temp file.
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         try budget?.reserve(bytes.count, path: destination.path)
