@@ -5,16 +5,17 @@ import Foundation
 /// Owns the codec context of one decode and runs the loop of FFmpeg's `demux_decode.c` on the
 /// decode thread: read a packet, send it, receive every frame it releases, flush at the end.
 final class FrameDecoder: FrameProducer {
-    private let demuxer: Demuxer
+    // Internal, not private, where the clock and seeks (FrameDecoder+Timing.swift) read or set them.
+    let demuxer: Demuxer
     private let options: FrameReadOptions
     private let codecContext: CodecContext
-    private var codec: UnsafeMutablePointer<AVCodecContext> { codecContext.pointer }
+    var codec: UnsafeMutablePointer<AVCodecContext> { codecContext.pointer }
     private let scaler = Scaler()
     /// A paletted stream's palette, given again after each seek (nil for other streams).
-    private var palette: PaletteCarrier?
-    private let timeBase: Double
-    private let origin: Int64?
-    private var sampler: FrameSampler
+    var palette: PaletteCarrier?
+    let timeBase: Double
+    let origin: Int64?
+    var sampler: FrameSampler
     /// Seeks over what sparse ticks cannot show (`options.skipsBetweenTicks`).
     private var skipper: TickSkipper?
     let expectedCount: Int?
@@ -70,17 +71,17 @@ final class FrameDecoder: FrameProducer {
 
     private var candidate: UnsafeMutablePointer<AVFrame>?
     private var candidateTime = 0.0
-    private var lastTime: Double?
-    private var lastDelta = 0.0
+    var lastTime: Double?
+    var lastDelta = 0.0
     /// Whether every packet read so far has had a timestamp (`skipIfUnneeded`).
-    private var packetsTimed = true
+    var packetsTimed = true
     /// The smallest interval between decoded frames: what a real frame duration is at least half of.
-    private var shortestDelta: Double?
-    private var decoded = 0
+    var shortestDelta: Double?
+    var decoded = 0
     private var stopped = false
     private var firstPacketError: String?
     /// Whether a pass has sought or read (a later pass from the beginning must then rewind).
-    private var demuxerMoved = false
+    var demuxerMoved = false
     /// Until the pass's first timed frame, in a stream with timestamps (a start time): the
     /// frames without one decoded so far, held to be placed before it. `ffmpeg -ss 1.3 -i in.mp4
     /// -c copy -avoid_negative_ts disabled out.mkv` keeps the pictures before the cut for
@@ -395,91 +396,5 @@ final class FrameDecoder: FrameProducer {
         }
         let image = try scaler.uprightImage(from: candidate, info: demuxer.info, size: options.size)
         if !sequence.push(image, at: places, sourceTime: candidateTime) { stopped = true }
-    }
-
-    /// Seconds from the stream start; frames without a timestamp continue from the last one.
-    private func presentationTime(of frame: UnsafeMutablePointer<AVFrame>) -> Double {
-        let pts = frame.pointee.best_effort_timestamp
-        guard pts != ck_av_nopts_value() else {
-            let step = lastDelta > 0 ? lastDelta : 1 / (demuxer.info.frameRate ?? 25)
-            return (lastTime ?? -step) + step
-        }
-        return Double(pts - (origin ?? 0)) * timeBase
-    }
-
-    /// Where the last frame stops being shown: its time plus one frame, or the stream duration
-    /// when that agrees.
-    private func clipEnd() -> Double {
-        guard let lastTime else { return 0 }
-        let step = lastDelta > 0 ? lastDelta : 1 / (demuxer.info.frameRate ?? 25)
-        let byFrames = lastTime + step
-        // A single picture (a title card, a still over audio) is shown for the whole clip.
-        if decoded == 1, let whole = [demuxer.info.duration, demuxer.containerDuration].compactMap({ $0 }).max(),
-           whole > lastTime {
-            return whole
-        }
-        // A header that gives the last frame no real duration stops at the last timestamp
-        // (frames without durations, Matroska's time base tick as default duration): the last
-        // frame then lasts as long as the one before it.
-        if let duration = demuxer.info.duration, duration > lastTime, duration < lastTime + 4 * step,
-           StreamTiming.isFrameDuration(duration - lastTime, shortestInterval: shortestDelta ?? step) {
-            return duration
-        }
-        return byFrames
-    }
-
-    /// Non-reference frames that cannot be on screen at any tick are not decoded at all, judged
-    /// by their packets' timestamps while every packet of the stream has one. AVI gives only some
-    /// packets a timestamp, and those in decode order (an Xvid/DivX packet may hold a P and a
-    /// B picture, shown later): once a packet comes without one, every frame is decoded, so the
-    /// frames are timed as a full decode times them (it skipped pictures that were on screen and
-    /// held others, 300 ms in a 10 fps GIF of a 25 fps clip).
-    private func skipIfUnneeded(_ packet: AVPacket, codec: UnsafeMutablePointer<AVCodecContext>) {
-        if packet.pts == ck_av_nopts_value() { packetsTimed = false }
-        var needed = true
-        if packetsTimed {
-            let time = Double(packet.pts - (origin ?? 0)) * timeBase
-            let duration = packet.duration > 0 ? Double(packet.duration) * timeBase : (demuxer.info.frameRate.map { 1 / $0 } ?? 0)
-            needed = sampler.isNeeded(time: time, duration: duration)
-        }
-        codec.pointee.skip_frame = needed ? AVDISCARD_DEFAULT : AVDISCARD_NONREF
-    }
-
-    /// Moves the demuxer to `point` and empties the decoder. False when the demuxer cannot;
-    /// throws when the file cannot be opened again.
-    private func seek(to point: SeekPlan.Point) throws -> Bool {
-        let format = demuxer.format
-        switch point {
-        case .beginning:
-            // The first pass from the beginning needs no seek; a later one rewinds.
-            guard demuxerMoved else { return true }
-            // In MPEG-TS/PS and raw streams byte 0 is the beginning, and a timestamp seek there can
-            // land on a later keyframe; MP4, Matroska and the like seek to their first timestamp.
-            let origin = self.origin ?? 0
-            let flags = format.pointee.iformat.pointee.flags
-            let byBytes = flags & (AVFMT_TS_DISCONT | AVFMT_NOTIMESTAMPS) != 0
-            // A file whose index lists no keyframe at its start (the first packets undecodable)
-            // is rewound to its first packet all the same, as opening it again would.
-            if !(byBytes && av_seek_frame(format, -1, 0, AVSEEK_FLAG_BYTE) >= 0)
-                && avformat_seek_file(format, demuxer.streamIndex, Int64.min, origin, origin, 0) < 0
-                && av_seek_frame(format, demuxer.streamIndex, origin, AVSEEK_FLAG_BACKWARD | AVSEEK_FLAG_ANY) < 0 {
-                // A raw stream without timestamps or index may refuse both: rewind the bytes
-                // themselves (the demuxer's buffers emptied), as reopening the file would.
-                guard let io = format.pointee.pb, avio_seek(io, 0, SEEK_SET) >= 0 else { return false }
-                avformat_flush(format)
-            }
-        case .before(let seconds):
-            demuxerMoved = true
-            guard timeBase > 0 else { return false }
-            let ticks = seconds / timeBase
-            // A start beyond any timestamp cannot be sought to; decoding then finds it past the end.
-            guard ticks < 4e18 else { return false }
-            if av_seek_frame(format, demuxer.streamIndex, (origin ?? 0) &+ Int64(ticks), AVSEEK_FLAG_BACKWARD) < 0 { return false }
-        case .reopened:
-            try demuxer.reopen()
-        }
-        avcodec_flush_buffers(codec)
-        palette?.seeked()
-        return true
     }
 }

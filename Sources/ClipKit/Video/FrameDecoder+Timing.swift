@@ -1,0 +1,91 @@
+// FrameDecoder's clock and seeks: frame times, the clip's end, the frames not worth decoding, moving the demuxer.
+@_weakLinked import CFFmpeg
+import Foundation
+
+extension FrameDecoder {
+    /// Seconds from the stream start; frames without a timestamp continue from the last one.
+    func presentationTime(of frame: UnsafeMutablePointer<AVFrame>) -> Double {
+        let pts = frame.pointee.best_effort_timestamp
+        guard pts != ck_av_nopts_value() else {
+            let step = lastDelta > 0 ? lastDelta : 1 / (demuxer.info.frameRate ?? 25)
+            return (lastTime ?? -step) + step
+        }
+        return Double(pts - (origin ?? 0)) * timeBase
+    }
+
+    /// Where the last frame stops being shown: its time plus one frame, or the stream duration
+    /// when that agrees.
+    func clipEnd() -> Double {
+        guard let lastTime else { return 0 }
+        let step = lastDelta > 0 ? lastDelta : 1 / (demuxer.info.frameRate ?? 25)
+        let byFrames = lastTime + step
+        // A single picture (a title card, a still over audio) is shown for the whole clip.
+        if decoded == 1, let whole = [demuxer.info.duration, demuxer.containerDuration].compactMap({ $0 }).max(),
+           whole > lastTime {
+            return whole
+        }
+        // A header that gives the last frame no real duration stops at the last timestamp
+        // (frames without durations, Matroska's time base tick as default duration): the last
+        // frame then lasts as long as the one before it.
+        if let duration = demuxer.info.duration, duration > lastTime, duration < lastTime + 4 * step,
+           StreamTiming.isFrameDuration(duration - lastTime, shortestInterval: shortestDelta ?? step) {
+            return duration
+        }
+        return byFrames
+    }
+
+    /// Non-reference frames that cannot be on screen at any tick are not decoded at all, judged
+    /// by their packets' timestamps while every packet of the stream has one. AVI gives only some
+    /// packets a timestamp, and those in decode order (an Xvid/DivX packet may hold a P and a
+    /// B picture, shown later): once a packet comes without one, every frame is decoded, so the
+    /// frames are timed as a full decode times them (it skipped pictures that were on screen and
+    /// held others, 300 ms in a 10 fps GIF of a 25 fps clip).
+    func skipIfUnneeded(_ packet: AVPacket, codec: UnsafeMutablePointer<AVCodecContext>) {
+        if packet.pts == ck_av_nopts_value() { packetsTimed = false }
+        var needed = true
+        if packetsTimed {
+            let time = Double(packet.pts - (origin ?? 0)) * timeBase
+            let duration = packet.duration > 0 ? Double(packet.duration) * timeBase : (demuxer.info.frameRate.map { 1 / $0 } ?? 0)
+            needed = sampler.isNeeded(time: time, duration: duration)
+        }
+        codec.pointee.skip_frame = needed ? AVDISCARD_DEFAULT : AVDISCARD_NONREF
+    }
+
+    /// Moves the demuxer to `point` and empties the decoder. False when the demuxer cannot;
+    /// throws when the file cannot be opened again.
+    func seek(to point: SeekPlan.Point) throws -> Bool {
+        let format = demuxer.format
+        switch point {
+        case .beginning:
+            // The first pass from the beginning needs no seek; a later one rewinds.
+            guard demuxerMoved else { return true }
+            // In MPEG-TS/PS and raw streams byte 0 is the beginning, and a timestamp seek there can
+            // land on a later keyframe; MP4, Matroska and the like seek to their first timestamp.
+            let origin = self.origin ?? 0
+            let flags = format.pointee.iformat.pointee.flags
+            let byBytes = flags & (AVFMT_TS_DISCONT | AVFMT_NOTIMESTAMPS) != 0
+            // A file whose index lists no keyframe at its start (the first packets undecodable)
+            // is rewound to its first packet all the same, as opening it again would.
+            if !(byBytes && av_seek_frame(format, -1, 0, AVSEEK_FLAG_BYTE) >= 0)
+                && avformat_seek_file(format, demuxer.streamIndex, Int64.min, origin, origin, 0) < 0
+                && av_seek_frame(format, demuxer.streamIndex, origin, AVSEEK_FLAG_BACKWARD | AVSEEK_FLAG_ANY) < 0 {
+                // A raw stream without timestamps or index may refuse both: rewind the bytes
+                // themselves (the demuxer's buffers emptied), as reopening the file would.
+                guard let io = format.pointee.pb, avio_seek(io, 0, SEEK_SET) >= 0 else { return false }
+                avformat_flush(format)
+            }
+        case .before(let seconds):
+            demuxerMoved = true
+            guard timeBase > 0 else { return false }
+            let ticks = seconds / timeBase
+            // A start beyond any timestamp cannot be sought to; decoding then finds it past the end.
+            guard ticks < 4e18 else { return false }
+            if av_seek_frame(format, demuxer.streamIndex, (origin ?? 0) &+ Int64(ticks), AVSEEK_FLAG_BACKWARD) < 0 { return false }
+        case .reopened:
+            try demuxer.reopen()
+        }
+        avcodec_flush_buffers(codec)
+        palette?.seeked()
+        return true
+    }
+}
