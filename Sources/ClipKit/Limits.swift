@@ -74,6 +74,15 @@ public struct Limits: Sendable, Equatable {
         }
     }
 
+    /// Refuses work that needs `bytes` at once, for `what` (the limit quoted as given, not what
+    /// is left of it).
+    func checkMemory(bytes: Int, for what: String, path: String) throws {
+        if bytes > maxMemory {
+            throw ClipKitError.limitExceeded(path: path, what: "memory for \(what) (\(bytes >> 20) MiB)",
+                                             limit: "\(maxMemory >> 20) MiB", option: "--max-memory")
+        }
+    }
+
     func checkFrames(_ count: Int, path: String) throws {
         if count > maxFrames {
             throw ClipKitError.limitExceeded(path: path, what: "frame count", limit: "\(maxFrames) frames", option: "--max-frames")

@@ -87,9 +87,10 @@ extension ConversionRun {
         guard case .video(let url) = source else { return [] }
         let reader = try VideoReader(url: url, limits: options.limits, fullProbe: true, defaultOptions: nil)
         var read = readOptions(options)
-        read.queueCapacity = try Self.queueCapacity(info: reader.info, options: options, path: url.path)
+        let records: Bool
+        (read.queueCapacity, records) = try recordingQueueCapacity(info: reader.info, options: options, path: url.path, stages: false)
         let producer = try reader.makeProducer(options: read)
-        let recording = producer is FrameDecoder ? frameCache?.recording(pictures: producer.expectedCount, of: reader.info.decodedPictureBytes) : nil
+        let recording = records && producer is FrameDecoder ? frameCache?.recording(pictures: producer.expectedCount, of: reader.info.decodedPictureBytes) : nil
         let pipeline = Pipeline()
         defer { pipeline.stop() }
         let decoded = decodeStage(pipeline, read: read, from: DecodeHandoff((producer, recording)))

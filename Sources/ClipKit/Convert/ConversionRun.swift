@@ -94,9 +94,16 @@ struct ConversionRun: Sendable {
     private func open(_ options: GIFOptions) throws -> Opened {
         var read = readOptions(options)
         switch source {
-        case .images(let images, _):
-            read.queueCapacity = 2
-            return Opened(producer: images, expectedCount: images.expectedCount, read: read, transparentFrames: images.hasTransparency)
+        case .images(let images, let first):
+            // Checked from the first header before any frame is decoded (transparency is looked for after).
+            let size = images.size, output = options.size.resolve(width: size.width, height: size.height)
+            var memory = passMemory(output: output, options: options)
+            memory.frameCount = images.expectedCount
+            memory.decoderPictures = 1
+            // Each frame is decoded whole before it is scaled.
+            if output != size { memory.sourceBytes = size.width * size.height * 4 }
+            read.queueCapacity = try Self.queueCapacity(memory, deepest: 2, limits: options.limits, path: first.path)
+            return Opened(producer: images, expectedCount: images.expectedCount, read: read, transparentFrames: try images.hasTransparency())
         case .video(let url):
             var palette: Palette?
             if options.palette == .global, outputs.gif != nil {
@@ -106,7 +113,8 @@ struct ConversionRun: Sendable {
             }
             if let frames = frameCache?.take(for: read), let source = frames.source {
                 // The pictures a pass before decoded, scaled again: no demuxer, no decoder.
-                read.queueCapacity = try Self.queueCapacity(info: source.info, options: options, path: url.path)
+                read.queueCapacity = try queueCapacity(info: source.info, options: options, path: url.path, stages: outputs.gif != nil,
+                                                       held: frameCache?.budget ?? 0)
                 return Opened(expectedCount: DecodedFramesReplay.expectedCount(source, options: read), read: read,
                               transparentFrames: source.info.hasAlpha, globalPalette: palette, pictures: frames)
             }
@@ -115,11 +123,14 @@ struct ConversionRun: Sendable {
             if let duration = reader.info.duration {
                 try options.limits.checkSourceSpan(min(options.end ?? duration, duration) - options.start, path: url.path)
             }
-            read.queueCapacity = try Self.queueCapacity(info: reader.info, options: options, path: url.path)
+            let records: Bool
+            (read.queueCapacity, records) = try recordingQueueCapacity(info: reader.info, options: options, path: url.path,
+                                                                       stages: outputs.gif != nil)
             let producer = try reader.makeProducer(options: read)
             let expected = producer.expectedCount
             // Only a video decoder records (a GIF source decodes every pass, as before).
-            let recording = producer is FrameDecoder ? frameCache?.recording(pictures: expected, of: reader.info.decodedPictureBytes) : nil
+            let recording = records && producer is FrameDecoder
+                ? frameCache?.recording(pictures: expected, of: reader.info.decodedPictureBytes) : nil
             // Transparency is kept: such frames are written whole, each clearing the last.
             return Opened(producer: producer, expectedCount: expected, read: read, transparentFrames: reader.info.hasAlpha,
                           globalPalette: palette, pictures: recording)
@@ -245,20 +256,48 @@ struct ConversionRun: Sendable {
         return read
     }
 
-    /// How many frames each hop may hold, from `--max-memory`: the default depth when the
-    /// frames are small, one per hop when they are large, an error when even that does not fit.
-    /// A GIF source adds its canvas and the copy a shown frame keeps.
-    static func queueCapacity(info: VideoInfo, options: GIFOptions, path: String) throws -> Int {
-        let output = options.size.resolve(width: info.width, height: info.height)
-        let frameBytes = output.width * output.height * 4
-        let sourceBytes = info.container == "gif" ? 2 * info.width * info.height * 4 : 0
-        var limits = options.limits
-        limits.maxMemory -= min(sourceBytes, limits.maxMemory)
-        // Converted and turned frames in the decoder, 3 + 2 + 2 queued, the quantiser's frame and
-        // reference; measured, the source frames of the ticks queued for the measure stage (2, or 1).
-        let measured = options.measure ? 1 : 0
-        if limits.picturesInMemory(of: frameBytes) >= 11 + 2 * measured { return 3 }
-        try limits.checkMemory(pictures: 7 + measured, of: frameBytes, what: "frames in flight", path: path)
+    /// How many frames each hop of a pass over the video (or GIF) `info` with `options` may
+    /// hold (`queueCapacity(_:deepest:limits:path:)`); `stages` false for a decode that feeds
+    /// WebP/MP4 only, `held` the bytes of pictures kept for other passes (`FrameCache`). A GIF
+    /// source adds its canvas and the copy a shown frame keeps.
+    func queueCapacity(info: VideoInfo, options: GIFOptions, path: String, stages: Bool = true, held: Int = 0) throws -> Int {
+        var memory = passMemory(output: options.size.resolve(width: info.width, height: info.height), options: options)
+        memory.sourceBytes = held
+        // A decode for WebP/MP4 alone holds no quantised frames, no shown canvas, no meter.
+        (memory.stages, memory.lossy, memory.measured) = (stages, memory.lossy && stages, memory.measured && stages)
+        if info.container == "gif" { memory.sourceBytes += 2 * info.width * info.height * 4 }
+        return try Self.queueCapacity(memory, deepest: 3, limits: options.limits, path: path)
+    }
+
+    /// `queueCapacity(info:options:path:stages:held:)` for a pass that decodes, and whether it
+    /// may record its pictures for the passes after it (`FrameCache`, a video's only): they count
+    /// with the pass, and a pass that fits only without them does not record.
+    func recordingQueueCapacity(info: VideoInfo, options: GIFOptions, path: String, stages: Bool) throws -> (Int, records: Bool) {
+        let cacheBytes = info.container == "gif" ? 0 : frameCache?.budget ?? 0
+        do {
+            return (try queueCapacity(info: info, options: options, path: path, stages: stages, held: cacheBytes), cacheBytes > 0)
+        } catch ClipKitError.limitExceeded where cacheBytes > 0 {
+            return (try queueCapacity(info: info, options: options, path: path, stages: stages), false)
+        }
+    }
+
+    /// What a pass with `options` over frames of `output` holds besides its queues. Under
+    /// `--max-bytes` a pass at this size is counted lossy when any `--quality` level down to
+    /// the floor is (the levels share the full size; only narrower pictures go lower), so the
+    /// first pass refuses what a later one could not do.
+    func passMemory(output: (width: Int, height: Int), options: GIFOptions) -> GIFPassMemory {
+        var memory = GIFPassMemory(output: output)
+        memory.lossy = options.lossy > 0 || (self.options.maxBytes != nil && options.moved(toQuality: FitSearch.floor).lossy > 0)
+        memory.measured = options.measure
+        return memory
+    }
+
+    /// How many frames each hop may hold, from `--max-memory`: `deepest` when the pass fits
+    /// with it, one per hop when only that fits, an error when even that does not (before
+    /// anything is decoded: the sizes come from the headers).
+    static func queueCapacity(_ memory: GIFPassMemory, deepest: Int, limits: Limits, path: String) throws -> Int {
+        if memory.bytes(capacity: deepest) <= limits.maxMemory { return deepest }
+        try limits.checkMemory(bytes: memory.bytes(capacity: 1), for: memory.description(capacity: 1), path: path)
         return 1
     }
 

@@ -45,6 +45,9 @@ public final class GIFAnimation {
     private init(scan: GIFScan, decoder: GIFDecoder, limits: Limits) throws {
         guard !scan.frames.isEmpty else { throw ClipKitError.noFrames(path: decoder.url.path, reason: "the GIF has no images") }
         try limits.checkDecodeWork(scan.declaredPixels, canvas: scan.canvasWidth * scan.canvasHeight, path: decoder.url.path)
+        // The canvas, and the copy a shown frame keeps (or restore-previous saves): refused from the
+        // scan before the compositor allocates the first (each use checks its own memory after).
+        try limits.checkMemory(pictures: 2, of: scan.canvasWidth * scan.canvasHeight * 4, what: "GIF canvases", path: decoder.url.path)
         self.scan = scan
         self.decoder = decoder
         self.limits = limits

@@ -62,6 +62,18 @@ struct GIFQualityMeter {
     static let maxScoredPixels = 1920 * 1080
     /// The box side SSIMULACRA2's pictures are averaged over (1: the GIF's own size).
     let reduction: Int
+    /// What SSIMULACRA2 takes per pixel scored: its planes, both pictures in linear RGB and their
+    /// reductions, the two pictures waiting. Measured 81 (peak RSS of a `--measure` run less an
+    /// unmeasured one, 1000x1000 and 1440x1440 PNG frames, and 2000x2000 scored at 1000x1000).
+    static let bytesPerScoredPixel = 90
+
+    /// The memory a meter of a `width` x `height` GIF takes whatever its per-pixel planes: what
+    /// SSIMULACRA2 works in, at the size it scores (at most `maxScoredPixels`).
+    static func memory(width: Int, height: Int) -> Int {
+        guard width > 0, height > 0 else { return 0 }
+        let scored = reducedSize(width: width, height: height, by: reduction(width: width, height: height))
+        return scored.width * scored.height * bytesPerScoredPixel
+    }
 
     init(width: Int, height: Int, maxWaitingBytes: Int = Self.maxWaitingBytes) {
         waitingBytes = maxWaitingBytes
