@@ -81,4 +81,20 @@ import ClipKit
         let tiny = try Spawn.clipkit(["gif", names[0], "--width", "400", "-o", "tiny.gif", "--max-memory", Self.mebibytes(8)], in: dir)
         #expect(tiny.exitStatus == 1 && tiny.stderr.contains("the source's pictures"), "\(tiny)")
     }
+
+    /// `thumb`, `storyboard`, `explode` and `info` open a PNG through FFmpeg, whose probe decodes
+    /// it whole (RGBA: counted as 10 bytes a pixel, 24 MiB here): refused from the header when
+    /// that cannot fit.
+    @Test(arguments: [["thumb", "-o", "t.png"], ["storyboard", "-o", "board"], ["explode", "-o", "frames"], ["info"]])
+    func probingABigPNGIsRefusedFromItsHeader(_ command: [String]) throws {
+        let dir = Fixture.scratchDirectory()
+        let name = try Self.pictures()[0]
+        let refused = try Spawn.clipkit([command[0], name] + command.dropFirst() + ["--max-memory", Self.mebibytes(16)], in: dir)
+        Hostile.Inputs.expectRefused(refused, input: name, option: "--max-memory", in: dir)
+        #expect(refused.stderr.contains("decoding a 1600x1600 PNG"), "\(refused.stderr)")
+        if command[0] == "thumb" {
+            let fits = try Spawn.clipkit([command[0], name] + command.dropFirst() + ["--max-memory", Self.mebibytes(48)], in: dir)
+            Self.expectWithin(fits, limit: 48, "thumb")
+        }
+    }
 }

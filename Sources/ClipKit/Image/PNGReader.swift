@@ -31,6 +31,17 @@ public enum PNGReader {
         try withHeader(of: url) { png in png.format & UInt32(PNG_FORMAT_FLAG_ALPHA) != 0 }
     }
 
+    /// Bytes a pixel takes in the file's own format (a decoder's output before any conversion):
+    /// one per channel, two at 16 bits; one for a palette index. From the header only.
+    static func sampleBytes(of url: URL) throws -> Int {
+        try withHeader(of: url) { png in
+            let format = png.format
+            if format & UInt32(PNG_FORMAT_FLAG_COLORMAP) != 0 { return 1 }
+            let channels = (format & UInt32(PNG_FORMAT_FLAG_COLOR) != 0 ? 3 : 1) + (format & UInt32(PNG_FORMAT_FLAG_ALPHA) != 0 ? 1 : 0)
+            return channels * (format & UInt32(PNG_FORMAT_FLAG_LINEAR) != 0 ? 2 : 1)
+        }
+    }
+
     /// The width and height from the PNG header, without decoding pixels.
     public static func size(of url: URL) throws -> (Int, Int) {
         try withHeader(of: url) { png in (Int(png.width), Int(png.height)) }

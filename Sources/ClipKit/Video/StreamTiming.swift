@@ -41,7 +41,7 @@ public struct StreamTiming: Sendable, Equatable {
 
     /// Reads every packet of the video stream of `url` (no decoding), within `limits`' deadline.
     public static func measure(_ url: URL, limits: Limits = Limits()) throws -> StreamTiming {
-        let demuxer = try Demuxer(url: url, maxPixels: limits.maxPixels, deadline: limits.deadline)
+        let demuxer = try Demuxer(url: url, maxPixels: limits.maxPixels, maxMemory: limits.maxMemory, deadline: limits.deadline)
         let format = demuxer.format
         var packet = av_packet_alloc()
         defer { av_packet_free(&packet) }

@@ -56,7 +56,7 @@ public final class VideoReader: Sendable {
             opened = LockedBox(.gif(animation))
             return
         }
-        let demuxer = try Demuxer(url: url, maxPixels: limits.maxPixels, deadline: limits.deadline, fullProbe: fullProbe)
+        let demuxer = try Demuxer(url: url, maxPixels: limits.maxPixels, maxMemory: limits.maxMemory, deadline: limits.deadline, fullProbe: fullProbe)
         info = demuxer.info
         isGIF = false
         opened = LockedBox(.video(demuxer))
@@ -85,7 +85,8 @@ public final class VideoReader: Sendable {
         let url = self.url
         let demuxer = try opened.withLock { opened -> sending Demuxer in
             if case .video(let demuxer) = opened.take() { return demuxer }
-            return try Demuxer(url: url, maxPixels: options.limits.maxPixels, deadline: options.limits.deadline, fullProbe: false)
+            return try Demuxer(url: url, maxPixels: options.limits.maxPixels, maxMemory: options.limits.maxMemory, deadline: options.limits.deadline,
+                               fullProbe: false)
         }
         return try FrameDecoder(demuxer: demuxer, options: options)
     }
