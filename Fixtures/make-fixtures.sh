@@ -251,4 +251,11 @@ say cut_editlist.mp4 "H.264 64x48 25 fps cut at 1.3 s, edit list"
 "${FF[@]}" -ss 1.3 -i "$tmp/counter25.mp4" -c copy -avoid_negative_ts disabled "${BITEXACT[@]}" "$out/cut_negts.mkv"
 say cut_negts.mkv "H.264 64x48 25 fps cut at 1.3 s, untimed lead"
 
+# 30. mbtree_tail.mp4: 0.5 s of testsrc2 at 144x160 (9 x 10 macroblocks), 10 fps. An MP4 of it is
+#     9 macroblocks wide, not a multiple of 8: x264's AVX-512 macroblock tree read past the last
+#     row's end there, into bytes nothing wrote (FormatTests, AnimationEncoder.x264Features).
+"${FF[@]}" -f lavfi -i "testsrc2=size=144x160:rate=10:duration=0.5" "${X264[@]}" -pix_fmt yuv420p \
+    "${BITEXACT[@]}" -movflags +faststart "$out/mbtree_tail.mp4"
+say mbtree_tail.mp4 "H.264 144x160 10 fps 0.5 s, 9x10 macroblocks"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"
