@@ -269,4 +269,11 @@ python3 "$helper" counter 16 17000 2 |
     "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 16x17000 -framerate 5 -i pipe:0 -c:v png "${BITEXACT[@]}" "$out/tall_png.mkv"
 say tall_png.mkv "PNG 16x17000 in Matroska, 2 frames"
 
+# 30. mbtree_tail.mp4: 0.5 s of testsrc2 at 144x160 (9 x 10 macroblocks), 10 fps. An MP4 of it is
+#     9 macroblocks wide, not a multiple of 8: x264's AVX-512 macroblock tree read past the last
+#     row's end there, into bytes nothing wrote (FormatTests, AnimationEncoder.x264Features).
+"${FF[@]}" -f lavfi -i "testsrc2=size=144x160:rate=10:duration=0.5" "${X264[@]}" -pix_fmt yuv420p \
+    "${BITEXACT[@]}" -movflags +faststart "$out/mbtree_tail.mp4"
+say mbtree_tail.mp4 "H.264 144x160 10 fps 0.5 s, 9x10 macroblocks"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

@@ -1,4 +1,5 @@
 // AnimationWriter on real decoded frames: WebP and MP4 read back (timing, pixels, alpha, loop, fast start), determinism, failures leaving nothing.
+@_weakLinked import CFFmpeg
 import Foundation
 import Testing
 import TestSupport
@@ -197,6 +198,20 @@ import TestSupport
             try write(source, duration: duration, to: b, format)
             #expect(try Data(contentsOf: a) == Data(contentsOf: b), "\(format) differs between two writes")
         }
+    }
+
+    /// x264 gets the CPU's features up to AVX2: its AVX-512 macroblock tree reads bytes nothing
+    /// wrote (`AnimationEncoder.x264Features`; FormatTests runs it with the heap filled).
+    @Test func x264IsNotGivenAVX512() {
+        #if arch(x86_64)
+        let upToAVX2 = AV_CPU_FLAG_MMXEXT | AV_CPU_FLAG_SSE | AV_CPU_FLAG_SSE2 | AV_CPU_FLAG_SSE3 | AV_CPU_FLAG_SSSE3
+            | AV_CPU_FLAG_SSE4 | AV_CPU_FLAG_SSE42 | AV_CPU_FLAG_AVX | AV_CPU_FLAG_FMA3 | AV_CPU_FLAG_BMI1 | AV_CPU_FLAG_BMI2 | AV_CPU_FLAG_AVX2
+        let expected = "MMX2,SSE,SSE2,SSE3,SSSE3,SSE4.1,SSE4.2,AVX,FMA3,BMI1,BMI2,AVX2"
+        #expect(AnimationEncoder.x264Features(cpuFlags: upToAVX2) == expected)
+        #expect(AnimationEncoder.x264Features(cpuFlags: upToAVX2 | AV_CPU_FLAG_AVX512 | AV_CPU_FLAG_AVX512ICL) == expected)
+        #expect(AnimationEncoder.x264Features(cpuFlags: av_get_cpu_flags())?.contains("AVX512") == false)
+        #expect(AnimationEncoder.x264Features(cpuFlags: 0) == "0")
+        #endif
     }
 
     @Test func aMissingEncoderIsOneClearError() throws {

@@ -18,13 +18,16 @@ enum CLI {
         var stderrLines: [Substring] { stderr.split(separator: "\n") }
     }
 
-    /// `started` is handed the child process once it runs (to stop it, say, if it hangs).
+    /// `started` is handed the child process once it runs (to stop it, say, if it hangs);
+    /// `environment` is set over the test's own.
     @discardableResult
-    static func run(_ arguments: [String], in directory: URL, started: (Process) -> Void = { _ in }) throws -> Result {
+    static func run(_ arguments: [String], in directory: URL, environment: [String: String] = [:],
+                    started: (Process) -> Void = { _ in }) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         process.currentDirectoryURL = directory
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors

@@ -1,5 +1,7 @@
 // `gif` writing WebP and MP4 beside (or instead of) the GIF: one decode, timed alike, read back
-// by ffprobe and by the WebP file's own chunks; usage errors; nothing left behind on failure.
+// by ffprobe and by the WebP file's own chunks; the same bytes whatever the heap held or the
+// other outputs; usage errors; nothing left behind on failure.
+import ClipKit
 import Foundation
 import Testing
 import TestSupport
@@ -92,6 +94,50 @@ import TestSupport
         #expect(webp.durations.count == 30)
         let riff = [UInt8](try Data(contentsOf: dir.appendingPathComponent("a.webp")))
         #expect(Int(riff[4]) | Int(riff[5]) << 8 | Int(riff[6]) << 16 | Int(riff[7]) << 24 == riff.count - 8)
+    }
+
+    /// x264's AVX-512 macroblock tree read past its arrays into bytes nothing wrote, so an MP4
+    /// depended on what earlier work in the process had left on the heap: in a batch, 11 of 66
+    /// MP4s changed from run to run (`AnimationEncoder.x264Features`). MALLOC_PERTURB_=1 has
+    /// glibc fill every allocation with 0xFE, which those lanes read as a motion vector into the
+    /// picture with a cost: this clip's MP4 (9 macroblocks wide) changed; 255 fills with zeros,
+    /// which never count, and 0 leaves the heap as it is. (Without AVX-512 they agreed anyway.)
+    @Test func mp4BytesDoNotDependOnWhatTheHeapHeld() throws {
+        let dir = Fixture.scratchDirectory()
+        let clip = Fixture.url("video/mbtree_tail.mp4")
+        var files: [String: Data] = [:]
+        for perturb in ["0", "1", "255"] {
+            let run = try CLI.run(["gif", clip.path, "-o", "p\(perturb).mp4"], in: dir, environment: ["MALLOC_PERTURB_": perturb])
+            #expect(run.status == 0, "\(run.stderr)")
+            files[perturb] = try Data(contentsOf: dir.appendingPathComponent("p\(perturb).mp4"))
+        }
+        #expect(files["1"] == files["0"], "0xFE on the heap changed the MP4")
+        #expect(files["255"] == files["0"], "zeros on the heap changed the MP4")
+    }
+
+    /// Another set of outputs gives the same pictures and timing: an MP4 or WebP differs only in
+    /// the fingerprint it records at its end, the run's, which names the formats written.
+    @Test func anotherOutputSetChangesOnlyTheRecordedFingerprint() throws {
+        let dir = Fixture.scratchDirectory()
+        for outputs in [["a.mp4"], ["b.webp"], ["c.webp", "c.mp4"], ["d.gif", "d.webp", "d.mp4"]] {
+            let run = try CLI.run(["gif", Self.clip.path] + outputs.flatMap { ["-o", $0] }, in: dir)
+            #expect(run.status == 0, "\(outputs): \(run.stderr)")
+        }
+        // Everything before the trailing box (MP4 `free`) or chunk (WebP `CKFP`) holding the fingerprint.
+        func media(_ name: String) throws -> (bytes: Data, fingerprint: Fingerprint?) {
+            let url = dir.appendingPathComponent(name)
+            let data = try Data(contentsOf: url)
+            let marker = try #require(data.range(of: Data("clipkit-fingerprint ".utf8), options: .backwards), "\(name)")
+            return (data.prefix(marker.lowerBound - 8), Fingerprint.recorded(in: url))
+        }
+        for (one, others) in [("a.mp4", ["c.mp4", "d.mp4"]), ("b.webp", ["c.webp", "d.webp"])] {
+            let alone = try media(one)
+            for other in others {
+                let together = try media(other)
+                #expect(together.bytes == alone.bytes, "\(one) vs \(other)")
+                #expect(together.fingerprint != nil && together.fingerprint != alone.fingerprint)
+            }
+        }
     }
 
     @Test func formatsNameOutputsAfterTheInputInBatches() throws {

@@ -58,11 +58,46 @@ final class AnimationEncoder {
             try set("crf", String(options.crf))
             try set("rc-lookahead", String(options.x264Lookahead))
             if let bFrames = options.x264BFrames { c.pointee.max_b_frames = Int32(bFrames) }
+            if let features = Self.x264Features(cpuFlags: av_get_cpu_flags()) { try set("x264-params", "asm=\(features)") }
         }
         let status = avcodec_open2(c, codec, nil)
         if status < 0 {
             throw ClipKitError.internalFailure(path: path, reason: "cannot open the \(format.encoderName) encoder for \(width)x\(height): \(ffmpegMessage(status))")
         }
+    }
+
+    /// The CPU features x264 may use (its `asm` option): those libavutil detects, AVX-512 left
+    /// out; nil off x86, where x264 has no AVX-512 code and keeps its own detection.
+    ///
+    /// x264's AVX-512 `mbtree_propagate_list` (r3095, and upstream as of 2024) takes 8 macroblocks
+    /// at a time and does not mask the lanes past a row's end. On the last row those lanes read
+    /// past x264's lookahead arrays into allocation slack nothing wrote: whatever an earlier
+    /// encoder or decoder in the process left there. Where those bytes read as a motion vector
+    /// into the picture with a cost, they add to the macroblock tree's costs and the bitstream
+    /// changes: a batch's MP4s differed from run to run (11 of 66 clips, each a width that is
+    /// not a multiple of 8 macroblocks). The SSSE3 to AVX2 versions finish a row in C, so
+    /// without AVX-512 an MP4 depends on its input, options and CPU only, not on the heap; on an
+    /// AVX-512 machine it is the MP4 x264 writes with AVX2 (AVX-512's macroblock tree also
+    /// divides where AVX2 refines a reciprocal, so 12 of the 136 MP4s `bench/same_bytes.sh`
+    /// makes from the fixtures changed once). A 10 s 720p clip encoded at the source size took
+    /// as long either way (6.0 s user, within noise).
+    static func x264Features(cpuFlags: Int32) -> String? {
+        #if arch(x86_64) || arch(i386)
+        // x264's names for them (`x264_cpu_names`); each name also sets the ones it implies.
+        let names: [(flag: Int32, name: String)] = [
+            (AV_CPU_FLAG_MMXEXT, "MMX2"), (AV_CPU_FLAG_SSE, "SSE"),
+            (AV_CPU_FLAG_SSE2, cpuFlags & AV_CPU_FLAG_SSE2SLOW != 0 ? "SSE2Slow" : "SSE2"),
+            (AV_CPU_FLAG_SSE3, "SSE3"), (AV_CPU_FLAG_SSSE3, "SSSE3"), (AV_CPU_FLAG_SSE4, "SSE4.1"),
+            (AV_CPU_FLAG_SSE42, "SSE4.2"), (AV_CPU_FLAG_AVX, "AVX"), (AV_CPU_FLAG_XOP, "XOP"),
+            (AV_CPU_FLAG_FMA4, "FMA4"), (AV_CPU_FLAG_FMA3, "FMA3"), (AV_CPU_FLAG_BMI1, "BMI1"),
+            (AV_CPU_FLAG_BMI2, "BMI2"), (AV_CPU_FLAG_AVX2, "AVX2"),
+        ]
+        let present = names.filter { cpuFlags & $0.flag != 0 }.map(\.name)
+        // None: x264's C code.
+        return present.isEmpty ? "0" : present.joined(separator: ",")
+        #else
+        return nil
+        #endif
     }
 
     /// The encoder called `name`, or `encoderMissing` naming the format and what to install.
