@@ -51,6 +51,16 @@ import Glibc
         #expect(left.isEmpty, "\(left)")
     }
 
+    /// `-o /dev/stdout` with standard output a pipe: the bytes go down the pipe (open() follows
+    /// /proc/self/fd/1 to "pipe:[...]", which no path spells) and /dev/stdout stays a link.
+    @Test func devStdoutIsWrittenThrough() throws {
+        let dir = Fixture.scratchDirectory()
+        let run = try CLI.run(["thumb", Self.clip.path, "-o", "/dev/stdout", "-q"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("PNG") && run.stdout.contains("IHDR") && run.stdout.contains("IEND"))
+        #expect(fileType("/dev/stdout") == S_IFLNK)
+    }
+
     /// A named pipe: with a reader it gets the whole output; with none, an error at once, not a
     /// wait for a reader that never comes. It stays a pipe either way.
     @Test func aPipeGetsTheOutputOrAnErrorAtOnce() throws {

@@ -19,6 +19,12 @@ struct OutputTarget: Sendable {
     static func resolve(_ destination: URL) throws -> OutputTarget {
         var path = destination.path
         var info = stat()
+        // What the path leads to, links followed by the kernel: a device or a pipe is written
+        // through the path as given, since open() follows the links readlink cannot spell
+        // (`/dev/stdout` -> /proc/self/fd/1 -> "pipe:[1234]").
+        if stat(FileSystemPath.cString(path), &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            return try target(path, info, destination)
+        }
         // A chain of links is followed to its end, which may not exist yet (a link to the file
         // a first run makes); as many links as the kernel follows at most (ELOOP past it).
         for _ in 0...40 {
