@@ -315,7 +315,10 @@ struct GIFCommand: ParsableCommand {
                 var report = Report(result)
                 report.input = named.path
                 report.seconds = Date().timeIntervalSince(started)
-                if !StandardOutput.writeLine(report.jsonLine()) { throw ExitCode(1) }
+                if let failure = StandardOutput.writeLine(report.jsonLine()) {
+                    InputRunner.printError("\(StandardStreams.shown(named.path)): \(failure)")
+                    throw ExitCode(1)
+                }
             }
         }
     }

@@ -57,8 +57,8 @@ struct InfoCommand: ParsableCommand {
                 fields = [("input", url.path), ("status", "error"), ("error", message)]
             }
             fields += [("schema", Report.schema), ("shard", shard?.description)]
-            guard StandardOutput.writeLine(json ? Self.jsonLine(fields) : Self.text(fields)) else {
-                InputRunner.printError("stdout was closed")
+            if let failure = StandardOutput.writeLine(json ? Self.jsonLine(fields) : Self.text(fields)) {
+                InputRunner.printError("\(url.path): \(failure)")
                 throw ExitCode(1)
             }
         }

@@ -100,7 +100,7 @@ struct InputRunner {
         let fingerprintOptions = self.fingerprintOptions, force = batch.force, json = batch.json
         let limits = self.limits, companions = self.companions, outputsOf = self.outputsOf, shard = batch.shard.map(\.description)
         let destinationOf = Dictionary(zip(inputs.map(\.url), destinations), uniquingKeysWith: { first, _ in first })
-        let stdoutClosed = Locked(false)
+        let stdoutClosed = Locked<String?>(nil)
         let reports = Batch(jobs: batch.jobs ?? ProcessInfo.processInfo.activeProcessorCount).run(inputs, work: { input in
             if let problem = input.problem { throw problem }
             let destination = destinationOf[input.url]!
@@ -132,8 +132,8 @@ struct InputRunner {
                                                             report.error.map(StandardStreams.shown))
             if report.status == .error { Self.printError(report.error ?? "failed") }
             guard json else { return true }
-            if StandardOutput.writeLine(report.jsonLine()) { return true }
-            stdoutClosed.withLock { $0 = true }
+            guard let failure = StandardOutput.writeLine(report.jsonLine()) else { return true }
+            stdoutClosed.withLock { $0 = $0 ?? "\(report.input): \(failure)" }
             return false
         })
         let failed = reports.filter { $0.status == .error }.count
@@ -146,8 +146,9 @@ struct InputRunner {
             if let shard = batch.shard { line += " (shard \(shard))" }
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }
-        if stdoutClosed.withLock({ $0 }) {
-            Self.printError("stdout was closed; \(inputs.count - reports.count) inputs not started")
+        if let failure = stdoutClosed.withLock({ $0 }) {
+            let unstarted = inputs.count - reports.count
+            Self.printError(unstarted > 0 ? "\(failure); \(unstarted) inputs not started" : failure)
             throw ExitCode(1)
         }
         if failed > 0 { throw ExitCode(1) }

@@ -2,19 +2,20 @@
 import Foundation
 
 enum StandardOutput {
-    /// Writes `text` and a newline to stdout unbuffered; false when stdout is closed or failing
-    /// (SIGPIPE is ignored, so a closed pipe is EPIPE here).
-    static func writeLine(_ text: String) -> Bool {
+    /// Writes `text` and a newline to stdout unbuffered; nil when written, else why not: "stdout
+    /// was closed" for a closed pipe (SIGPIPE is ignored, so it is EPIPE here), the system's
+    /// reason otherwise (`> /dev/full` is no space, not a closed stdout).
+    static func writeLine(_ text: String) -> String? {
         let bytes = Array((text + "\n").utf8)
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, bytes.count - offset) }
             if written < 0 {
                 if errno == EINTR { continue }
-                return false
+                return errno == EPIPE ? "stdout was closed" : "cannot write to standard output: \(String(cString: strerror(errno)))"
             }
             offset += written
         }
-        return true
+        return nil
     }
 }
