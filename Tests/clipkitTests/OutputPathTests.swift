@@ -66,19 +66,10 @@ import Glibc
     @Test(arguments: [["info", "--json"], ["gif", "-o", "a.gif", "--json", "--force"], ["thumb", "-o", "a.png", "--json", "--force"]])
     func aFullStandardOutputIsNamed(_ arguments: [String]) throws {
         let dir = Fixture.scratchDirectory("fullStdout-\(arguments[0])")
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = [arguments[0], Self.clip.path] + arguments.dropFirst()
-        process.currentDirectoryURL = dir
-        process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
-        #expect(stderr == "clipkit: \(Self.clip.path): cannot write to standard output: No space left on device\n", "\(stderr)")
+        let run = try CLI.run([arguments[0], Self.clip.path] + arguments.dropFirst(), in: dir,
+                              standardOutput: FileHandle(forWritingAtPath: "/dev/full"))
+        #expect(run.status == 1)
+        #expect(run.stderr == "clipkit: \(Self.clip.path): cannot write to standard output: No space left on device\n", "\(run.stderr)")
     }
 
     /// A named pipe: with a reader it gets the whole output; with none, an error at once, not a

@@ -2,7 +2,8 @@
 import Foundation
 
 /// A file being written: bytes go to a hidden temp file beside the target, which `commit()` renames
-/// over the target (through a symbolic link; a device or a pipe gets a copy: `OutputTarget`). Dropped without `commit()`, or on SIGINT/SIGTERM (see `TempFileRegistry`), the
+/// over the target (through a symbolic link; a device or a pipe gets a copy: `OutputTarget`).
+/// Dropped without `commit()`, or on SIGINT/SIGTERM (see `TempFileRegistry`), the
 /// temp file is removed, so a failed or interrupted run leaves nothing behind.
 final class AtomicFile {
     let destination: URL
@@ -48,9 +49,11 @@ final class AtomicFile {
     static func finalPath(of path: String) -> String {
         guard path.contains(".clipkit-") else { return path }
         return path.split(separator: "/", omittingEmptySubsequences: false).map { component -> Substring in
-            guard component.hasPrefix("."), let mark = component.range(of: ".clipkit-", options: .backwards),
-                  component.distance(from: mark.upperBound, to: component.endIndex) == 6, mark.lowerBound > component.index(after: component.startIndex) else { return component }
-            return component[component.index(after: component.startIndex)..<mark.lowerBound]
+            // `.NAME.clipkit-XXXXXX` with NAME not empty -> NAME.
+            let name = component.dropFirst()
+            guard component.hasPrefix("."), let mark = name.range(of: ".clipkit-", options: .backwards),
+                  name.distance(from: mark.upperBound, to: name.endIndex) == 6, mark.lowerBound > name.startIndex else { return component }
+            return name[..<mark.lowerBound]
         }.joined(separator: "/")
     }
 

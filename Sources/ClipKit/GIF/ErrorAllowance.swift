@@ -81,7 +81,8 @@ struct ErrorAllowance {
         }
         // Each pair of neighbours once: the distance to the right and to the pixel below; a
         // pixel's contrast is the largest of its (up to) four. (Unsafe buffers, a table for the
-        // root: this pass was 6% of a lossy encode's time with the root and checked subscripts.)
+        // root: this pass was 6% of a lossy encode's time with the root and checked subscripts.
+        // Row y of `indices` and of `factors` lies within them: y < height = n / width.)
         var above = [Int](repeating: 0, count: width)
         let table = Self.factorTable
         fill(&row, row: 0)

@@ -211,7 +211,6 @@ extension GIFDecoder {
         }
     }
 
-
     func countPixels(of frame: GIFFrame, codeSize: Int, index: Int) {
         lzw.reset(minimumCodeSize: codeSize)
         let total = frame.width * frame.height
