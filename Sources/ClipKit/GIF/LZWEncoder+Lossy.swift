@@ -35,6 +35,8 @@ extension LZWEncoder {
         let n = indices.count
         // How much error each pixel may take (sixteenths of `bound`); none when nothing may stray.
         let factors = bound > 0 ? ErrorAllowance.factors(indices: indices, mask: mask, lossy: lossy) : []
+        // The error of the colours written instead of the wanted ones, spread as dithering spreads it.
+        var diffusion = LossyDiffusion(width: imageWidth, isActive: bound > 0)
         var start = 0
         // The first pixel past the rows to report next (`LZWLossy.progress`).
         let reportRows = max(1, lossy.progressRows)
@@ -48,13 +50,27 @@ extension LZWEncoder {
             }
             let (best, length) = factors.withUnsafeBufferPointer { factors in
                 bestString(from: start, indices: indices, mask: mask, bound: bound, factors: factors, color: color,
-                           offset: stringOffset)
+                           offset: stringOffset, diffusion: diffusion)
             }
             // Write it: what each of its pixels shows, and its code.
             var code = best
             for k in stride(from: length - 1, through: 0, by: -1) {
                 path[k] = suffix[code]
                 if k > 0 { code = Int(prefix[code]) }
+            }
+            if diffusion.isActive {
+                for k in 0..<length {
+                    let position = start + k, o = stringOffset(k)
+                    diffusion.enter(position)
+                    let wanted = Int(indices[position] & mask), written = Int(path[k])
+                    guard let want = color(wanted, o), let have = written == wanted ? want : color(written, o) else {
+                        diffusion.spread(nil, at: position)
+                        continue
+                    }
+                    let inherited = diffusion.inherited(position)
+                    diffusion.spread((want.0 + inherited.0 - have.0, want.1 + inherited.1 - have.1, want.2 + inherited.2 - have.2),
+                                     at: position)
+                }
             }
             for k in 0..<length {
                 let i = Int(path[k])
@@ -101,7 +117,8 @@ extension LZWEncoder {
     /// bound pixel by pixel, and inversely each pixel's error in the score (`ErrorAllowance`).
     @inline(__always)
     private func bestString(from start: Int, indices: UnsafeBufferPointer<UInt8>, mask: UInt8, bound: Int,
-                            factors: UnsafeBufferPointer<UInt8>, color: (Int, Int) -> (Int, Int, Int)?, offset: (Int) -> Int) -> (code: Int, length: Int) {
+                            factors: UnsafeBufferPointer<UInt8>, color: (Int, Int) -> (Int, Int, Int)?, offset: (Int) -> Int,
+                            diffusion: borrowing LossyDiffusion) -> (code: Int, length: Int) {
         let n = indices.count
         let root = Int(indices[start] & mask)
         // Score times `bound`: length * bound - lossWeight * loss (integers, no rounding); at
@@ -117,6 +134,15 @@ extension LZWEncoder {
         // The string being looked at: its code, length, summed error and carried error.
         var node = root, length = 1, loss = 0
         var er = 0, eg = 0, eb = 0
+        // Sixteenths of a pixel's error carried to the next pixel of the string (three quarters
+        // where nothing is diffused: no loss allowed, only colours the eye cannot tell apart).
+        let share = diffusion.isActive ? LossyDiffusion.carriedShare : 12
+        let above = diffusion.above(from: start)
+        if diffusion.isActive {
+            // The first pixel is written as wanted: what it inherits is its error, carried on.
+            let e = diffusion.inherited(start)
+            (er, eg, eb) = (e.0 * share / 16, e.1 * share / 16, e.2 * share / 16)
+        }
         while true {
             if node != best {
                 let score = length * unit - Self.lossWeight * loss
@@ -135,7 +161,8 @@ extension LZWEncoder {
                 let wanted = Int(indices[t] & mask)
                 let o = offset(length)
                 if let want = color(wanted, o) {
-                    let tr = want.0 + er, tg = want.1 + eg, tb = want.2 + eb
+                    let v = above[length]
+                    let tr = want.0 + er + v.0, tg = want.1 + eg + v.1, tb = want.2 + eb + v.2
                     var child = firstChild[node]
                     while child != Self.none {
                         let c = Int(child)
@@ -151,15 +178,15 @@ extension LZWEncoder {
                         let d = weighted / 3 * one / factor
                         nodeLength[c] = Int32(length + 1)
                         nodeLoss[c] = Int32(clamping: loss + d)
-                        nodeError[c * 3] = Int32(dr * 3 / 4); nodeError[c * 3 + 1] = Int32(dg * 3 / 4)
-                        nodeError[c * 3 + 2] = Int32(db * 3 / 4)
+                        nodeError[c * 3] = Int32(dr * share / 16); nodeError[c * 3 + 1] = Int32(dg * share / 16)
+                        nodeError[c * 3 + 2] = Int32(db * share / 16)
                         stack[depth] = UInt16(c)
                         depth += 1
                     }
                     if exact >= 0 {
                         let dr = tr - want.0, dg = tg - want.1, db = tb - want.2
                         exactLoss = loss + Self.distance(dr, dg, db) * one / factor
-                        exactError = (dr * 3 / 4, dg * 3 / 4, db * 3 / 4)
+                        exactError = (dr * share / 16, dg * share / 16, db * share / 16)
                     }
                 } else if let code = lookup(node << 8 | wanted) {
                     // Transparent over an unknown canvas: only itself will do.

@@ -9,8 +9,10 @@
 /// wanted one when the two colours are close: within `bound` (squared RGB distance, weighted
 /// 3:4:2 by `LZWEncoder.distance`) of the wanted colour plus the carried error, and within
 /// `2 * bound` of the wanted colour alone, which bounds every pixel's error. The error of each
-/// such choice is carried (three quarters of it) to the next pixel of the string, so a run of
-/// near misses cannot drift one way. (gifsicle's `--lossy` searches its table the same way.
+/// pixel (the colour written against the wanted one, with the error it inherited) is diffused
+/// as Floyd-Steinberg diffuses it (`LossyDiffusion`): seven sixteenths to the next pixel, the
+/// rest to the row below, where the next strings aim to even it out, so a run of near misses
+/// cannot drift one way. (gifsicle's `--lossy` searches its table the same way.
 /// Against the greedy choice this replaced, the closest colour that extends the string one
 /// pixel at a time, it wrote 6-22% fewer bytes at equal SSIMULACRA2.) Both bounds, and what an
 /// error costs in the score, are scaled pixel by pixel by the contrast around the pixel
