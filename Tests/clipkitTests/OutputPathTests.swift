@@ -72,6 +72,42 @@ import Glibc
         #expect(run.stderr == "clipkit: \(Self.clip.path): cannot write to standard output: No space left on device\n", "\(run.stderr)")
     }
 
+    /// `-o -` into a full standard output: the input fails in one line naming it (exit 1), and
+    /// nothing claims the output was written. The copy to standard output came after the run,
+    /// so the summary line ("-: 40 frames, ... 8.5 KB") and a --json "ok" came first.
+    @Test(arguments: [["gif", "video/counter.mp4"], ["gif", "video/counter.mp4", "--format", "webp"], ["gif", "gif/loop_five.gif"],
+                      ["gif", "ssimulacra2/gradient.png"], ["thumb", "video/counter.mp4"], ["gif", "video/counter.mp4", "--json"]])
+    func aFullStandardOutputFailsTheInput(_ arguments: [String]) throws {
+        let dir = Fixture.scratchDirectory("fullStdoutOutput")
+        let input = Fixture.url(arguments[1]).path
+        let run = try CLI.run([arguments[0], input, "-o", "-"] + arguments.dropFirst(2), in: dir,
+                              standardOutput: FileHandle(forWritingAtPath: "/dev/full"))
+        #expect(run.status == 1)
+        let failure = "clipkit: \(input): cannot write to standard output: No space left on device"
+        if arguments.contains("--json") {
+            #expect(run.stderrLines.count == 2 && run.stderrLines.contains { $0.hasPrefix("{") && $0.contains("\"status\":\"error\"") }
+                    && run.stderrLines.contains { $0 == failure }, "\(run.stderr)")
+        } else {
+            #expect(run.stderr == failure + "\n")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
+
+    /// `-o -` with what makes several outputs is refused before any is made (exit 2, nothing on
+    /// stdout): a directory of two clips, two formats, three posters. The directory's two GIFs
+    /// were made, their summary lines printed, and only then the run refused.
+    @Test func severalOutputsForStandardOutputAreRefusedFirst() throws {
+        let dir = Fixture.scratchDirectory("severalForStdout")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("clips"), withIntermediateDirectories: true)
+        for name in ["a.mp4", "b.mp4"] { try FileManager.default.copyItem(at: Self.clip, to: dir.appendingPathComponent("clips/" + name)) }
+        for arguments in [["gif", "clips", "-o", "-"], ["gif", Self.clip.path, "-o", "-", "--format", "gif,webp"],
+                          ["thumb", "clips", "-o", "-", "--jobs", "1"], ["thumb", Self.clip.path, "-o", "-", "--pick", "best", "--count", "3"]] {
+            let run = try CLI.run(arguments, in: dir)
+            #expect(run.status == 2 && run.stdout.isEmpty && run.stderrLines.count == 1
+                    && run.stderr.hasPrefix("clipkit: -o -: standard output takes one output, but "), "\(arguments): \(run.stderr)")
+        }
+    }
+
     /// A named pipe: with a reader it gets the whole output; with none, an error at once, not a
     /// wait for a reader that never comes. It stays a pipe either way.
     @Test func aPipeGetsTheOutputOrAnErrorAtOnce() throws {
