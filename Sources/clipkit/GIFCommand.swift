@@ -308,7 +308,13 @@ struct GIFCommand: ParsableCommand {
             let destination = runner.destination(for: BatchInput(url: named), output: output.first, directoryMode: false)
             try OutputPlan.checkNotInput(destination, inputs: inputs)
             let started = Date()
-            let result = try convert(destination)
+            let result: GIFResult
+            do {
+                result = try convert(destination)
+            } catch let error as ClipKitError where error.path == destination.path {
+                // A GIF that cannot be written is one of the input's failures, named after it.
+                throw error.naming(input: inputs[0].path)
+            }
             try StandardStreams.deliverOutput(of: inputs[0].path)
             let reporter = ProgressReporter(enabled: !batch.quiet && !batch.json, live: false)
             if let line = reporter.summary(of: result, seconds: Date().timeIntervalSince(started)) { ProgressReporter.show([line]) }
