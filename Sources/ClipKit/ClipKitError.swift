@@ -84,11 +84,26 @@ public enum ClipKitError: Error, Equatable, Sendable, CustomStringConvertible, L
         String(format: "%.3fs", value)
     }
 
+    /// The file this error names first (nil for an option).
+    public var path: String? {
+        switch self {
+        case .fileNotFound(let path), .isDirectory(let path), .unreadable(let path, _), .notMedia(let path, _),
+             .noVideoStream(let path), .corrupt(let path, _), .noFrames(let path, _), .startPastEnd(let path, _, _),
+             .limitExceeded(let path, _, _, _), .cannotFit(let path, _), .outputFailed(let path, _), .outputIsInput(let path),
+             .internalFailure(let path, _), .encoderMissing(let path, _, _, _):
+            return path
+        case .invalidOption:
+            return nil
+        }
+    }
+
     /// This error as one of `input`'s: an error naming another file (an output being written)
     /// names `input` instead, with that file first in its reason, so every failure of an input
     /// is one line that starts with it, whichever of its outputs met it
-    /// (`in.mp4: cannot write output: a.webp: WebP frames are at most ...`).
-    func naming(input: String) -> ClipKitError {
+    /// (`in.mp4: cannot write output: a.webp: WebP frames are at most ...`). `input` is spelled
+    /// as the error spells it when it is about the input itself: an error already naming it is
+    /// returned as it is.
+    public func naming(input: String) -> ClipKitError {
         switch self {
         case .unreadable(let path, let reason) where path != input: return .unreadable(path: input, reason: "\(path): \(reason)")
         case .notMedia(let path, let reason) where path != input: return .notMedia(path: input, reason: "\(path): \(reason)")

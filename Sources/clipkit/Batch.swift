@@ -13,8 +13,9 @@ struct Batch: Sendable {
 
     /// Calls `work` for every input, `jobs` at a time, and hands each report to `report` in
     /// input order (as soon as it and every earlier one are done), so output is deterministic
-    /// whatever `jobs` is. Errors thrown by `work` become `error` reports. When `report`
-    /// returns false (stdout closed), no further input is started; the running ones finish.
+    /// whatever `jobs` is. Errors thrown by `work` become `error` reports, naming the input
+    /// first. When `report` returns false (stdout closed), no further input is started; the
+    /// running ones finish.
     func run(_ inputs: [BatchInput], work: @escaping @Sendable (BatchInput) throws -> Report,
                     report: @escaping @Sendable (Report) -> Bool) -> [Report] {
         let state = BatchState(count: inputs.count)
@@ -29,7 +30,9 @@ struct Batch: Sendable {
                     do {
                         outcome = try work(input)
                     } catch {
-                        let message = (error as? ClipKitError)?.description ?? String(describing: error)
+                        // Whichever output met it (a GIF, PNG, poster, frames or sheets directory
+                        // that cannot be written), the line starts with the input.
+                        let message = (error as? ClipKitError)?.naming(input: input.url.path).description ?? String(describing: error)
                         outcome = Report(input: input.url.path, status: .error, error: message)
                     }
                     if outcome.seconds == 0 { outcome.seconds = Date().timeIntervalSince(started) }

@@ -265,13 +265,13 @@ struct GIFCommand: ParsableCommand {
                 InputRunner.printWarnings(result.warnings, for: input.url)
                 var report: Report
                 if let gif = result.gif {
-                    reporter.finish(gif, seconds: Date().timeIntervalSince(started))
                     report = Report(gif)
+                    if let line = reporter.summary(of: gif, seconds: Date().timeIntervalSince(started)) { report.summary.append(line) }
                 } else {
                     report = Report(input: "", status: .ok)
                 }
                 for animation in result.animations {
-                    reporter.finish(animation, seconds: Date().timeIntervalSince(started))
+                    if let line = reporter.summary(of: animation, seconds: Date().timeIntervalSince(started)) { report.summary.append(line) }
                     if report.frames == nil {
                         (report.frames, report.durationMs) = (animation.frameCount, animation.durationMilliseconds)
                         (report.width, report.height) = (animation.width, animation.height)
@@ -308,9 +308,16 @@ struct GIFCommand: ParsableCommand {
             let destination = runner.destination(for: BatchInput(url: named), output: output.first, directoryMode: false)
             try OutputPlan.checkNotInput(destination, inputs: inputs)
             let started = Date()
-            let result = try convert(destination)
+            let result: GIFResult
+            do {
+                result = try convert(destination)
+            } catch let error as ClipKitError where error.path == destination.path {
+                // A GIF that cannot be written is one of the input's failures, named after it.
+                throw error.naming(input: inputs[0].path)
+            }
+            try StandardStreams.deliverOutput(of: inputs[0].path)
             let reporter = ProgressReporter(enabled: !batch.quiet && !batch.json, live: false)
-            reporter.finish(result, seconds: Date().timeIntervalSince(started))
+            if let line = reporter.summary(of: result, seconds: Date().timeIntervalSince(started)) { ProgressReporter.show([line]) }
             if batch.json {
                 var report = Report(result)
                 report.input = named.path

@@ -86,6 +86,15 @@ struct InputRunner {
                 }
                 claimed[FileSystemPath.bytes(key)] = input.url
             }
+            // `-o -` takes one output: refused before anything is written, not found out after.
+            if StandardStreams.isStandardOutput(output) {
+                let made = destinations.first.map(self.outputsOf) ?? []
+                guard inputs.count == 1, made.count == 1 else {
+                    let reason = inputs.count != 1 ? "\(inputs.count) inputs were found"
+                        : "each input makes \(made.count) (\(made.map(\.lastPathComponent).joined(separator: ", ")))"
+                    throw ClipKitError.invalidOption(name: "-o -", reason: "standard output takes one output, but \(reason); write them to files instead")
+                }
+            }
             if let shard = batch.shard {
                 let kept = inputs.indices.filter { shard.contains(inputs[$0].shardKey) }
                 inputs = kept.map { inputs[$0] }
@@ -122,6 +131,8 @@ struct InputRunner {
                 try? FileSystemPath.createDirectories(destination.deletingLastPathComponent().path)
             }
             var report = try job(input, destination, fingerprint)
+            // Its output goes to standard output (`-o -`) before anything says it was written.
+            try StandardStreams.deliverOutput(of: input.url.path)
             report.input = input.url.path
             if report.outputs.isEmpty { report.outputs = [destination.path] }
             return report
@@ -131,6 +142,7 @@ struct InputRunner {
             (report.input, report.outputs, report.error) = (StandardStreams.shown(report.input), report.outputs.map(StandardStreams.shown),
                                                             report.error.map(StandardStreams.shown))
             if report.status == .error { Self.printError(report.error ?? "failed") }
+            if report.status == .ok { ProgressReporter.show(report.summary) }
             guard json else { return true }
             guard let failure = StandardOutput.writeLine(report.jsonLine()) else { return true }
             stdoutClosed.withLock { $0 = $0 ?? "\(report.input): \(failure)" }
@@ -184,13 +196,17 @@ struct InputRunner {
     }
 
     /// Runs `body` (option checks before any input is touched, or a single job): a
-    /// `ClipKitError` is printed as one line and exits 2 for usage errors, 1 otherwise.
+    /// `ClipKitError` is printed as one line and exits 2 for usage errors, 1 otherwise (as does
+    /// an output that did not reach standard output).
     static func validate(_ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as ClipKitError {
             printError(error.description)
             throw ExitCode(error.isUsageError ? 2 : 1)
+        } catch let failure as StandardStreams.DeliveryFailure {
+            printError(failure.description)
+            throw ExitCode(1)
         }
     }
 }

@@ -32,7 +32,9 @@ struct ProgressReporter: Sendable {
         }
     }
 
-    func finish(_ result: GIFResult, seconds: Double) {
+    /// The summary line of a GIF written, nil with progress off. Shown (`show`) only once the
+    /// GIF is in place: a summary before a copy to standard output that fails claimed success.
+    func summary(of result: GIFResult, seconds: Double) -> String? {
         var measured = ""
         if let ssim = result.ssim { measured += String(format: ", SSIM %.4f", ssim) }
         if let mean = result.ssimulacra2, let p5 = result.ssimulacra2P5 {
@@ -41,22 +43,30 @@ struct ProgressReporter: Sendable {
         if result.settings.lossy > 0 { measured += ", lossy \(result.settings.lossy)" }
         if let raised = result.raisedLossy { measured += " (up to \(raised) on later frames)" }
         if result.settings.colors < 256 { measured += ", \(result.settings.colors) colours" }
-        summary(result.url, frames: result.frameCount, duration: Double(result.durationCentiseconds) / 100,
-                width: result.width, height: result.height, bytes: result.bytes, extra: measured, seconds: seconds)
+        return summary(result.url, frames: result.frameCount, duration: Double(result.durationCentiseconds) / 100,
+                       width: result.width, height: result.height, bytes: result.bytes, extra: measured, seconds: seconds)
     }
 
-    func finish(_ result: AnimationResult, seconds: Double) {
+    /// The summary line of a WebP or MP4 written, nil with progress off.
+    func summary(of result: AnimationResult, seconds: Double) -> String? {
         summary(result.url, frames: result.frameCount, duration: Double(result.durationMilliseconds) / 1000,
                 width: result.width, height: result.height, bytes: result.bytes, extra: "", seconds: seconds)
     }
 
-    /// The one summary line of an output written.
-    private func summary(_ url: URL, frames: Int, duration: Double, width: Int, height: Int, bytes: Int, extra: String, seconds: Double) {
-        guard enabled else { return }
-        if isTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    /// Prints summary lines on stderr.
+    static func show(_ lines: [String]) {
+        guard !lines.isEmpty else { return }
+        FileHandle.standardError.write(Data(lines.joined().utf8))
+    }
+
+    /// The one summary line of an output written, its newline included (and, on a terminal, what
+    /// clears the live bar first).
+    private func summary(_ url: URL, frames: Int, duration: Double, width: Int, height: Int, bytes: Int, extra: String,
+                         seconds: Double) -> String? {
+        guard enabled else { return nil }
         let line = String(format: "%@: %d frames, %.2fs, %dx%d, %@%@, %.2fs\n",
                           InputRunner.oneLine(FileSystemPath.display(StandardStreams.shown(url.path))), frames, duration, width, height, Self.bytes(bytes), extra, seconds)
-        FileHandle.standardError.write(Data(line.utf8))
+        return (isTerminal ? "\r\u{1B}[K" : "") + line
     }
 
     static func bytes(_ count: Int) -> String {

@@ -39,6 +39,9 @@ struct Report: Sendable, Equatable {
     var settings: [String: Int]?
     /// `thumb --pick best`: the chosen frames, best first (null otherwise).
     var picks: [Pick]?
+    /// The summary lines for stderr (`gif`: one per output), shown once the outputs are in
+    /// place (standard output's too); not part of the JSON.
+    var summary: [String] = []
 
     /// One frame `thumb --pick best` chose, and the file it went to.
     struct Pick: Sendable, Equatable {

@@ -1,4 +1,4 @@
-// Lines on stdout that notice a closed pipe (`| head -c1`) instead of dying of SIGPIPE.
+// Bytes on stdout that notice a closed pipe (`| head -c1`) instead of dying of SIGPIPE.
 import Foundation
 
 enum StandardOutput {
@@ -6,10 +6,15 @@ enum StandardOutput {
     /// was closed" for a closed pipe (SIGPIPE is ignored, so it is EPIPE here), the system's
     /// reason otherwise (`> /dev/full` is no space, not a closed stdout).
     static func writeLine(_ text: String) -> String? {
-        let bytes = Array((text + "\n").utf8)
+        Array((text + "\n").utf8).withUnsafeBytes { write($0, to: STDOUT_FILENO) }
+    }
+
+    /// Writes all of `bytes` to `descriptor` (standard output, or the real one while fd 1 is
+    /// stderr: `-o -`); nil when written, else why not, in `writeLine`'s words.
+    static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> String? {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, bytes.count - offset) }
+            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 return errno == EPIPE ? "stdout was closed" : "cannot write to standard output: \(String(cString: strerror(errno)))"

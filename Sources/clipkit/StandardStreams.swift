@@ -5,9 +5,10 @@ import ClipKit
 
 /// Rewrites the command line before parsing: an input `-` becomes a private copy of standard
 /// input (`StreamSpool`: read within --timeout and `maxInputBytes`, so every later read is of a
-/// regular file and seeks work), `-o -` a private output directory. After the run the single file written
-/// there is copied to the real standard output, so a failure writes nothing to it; meanwhile
-/// everything the command prints on stdout (--json lines) goes to stderr.
+/// regular file and seeks work), `-o -` a private output directory. The single file written
+/// there is copied to the real standard output as the last step of its input's work
+/// (`deliverOutput(of:)`), so a failure writes nothing to it and a failed copy is that input's
+/// error; meanwhile everything the command prints on stdout (--json lines) goes to stderr.
 final class StandardStreams {
     /// The most standard input copied (inputs from files have no such bound: their size is known).
     static let maxInputBytes = 4 << 30
@@ -73,9 +74,11 @@ final class StandardStreams {
                 throw Failure("clipkit: -: \(error.reason)", status: 1)
             }
         }
-        if outputDirectory != nil {
+        if let outputDirectory {
             savedStdout = dup(STDOUT_FILENO)
             dup2(STDERR_FILENO, STDOUT_FILENO)
+            let descriptor = savedStdout
+            Self.spool.withLock { $0 = Spool(directory: outputDirectory, descriptor: descriptor) }
         }
     }
 
@@ -103,27 +106,78 @@ final class StandardStreams {
         return result
     }
 
+    /// The output bound for standard output (`-o -`): the private directory it is made in, the
+    /// real standard output, and whether it went there. Read and written by the batch's threads.
+    private struct Spool {
+        var directory: String
+        var descriptor: Int32
+        var delivered = false
+    }
+
+    private static let spool = Locked<Spool?>(nil)
+
+    /// True when `path` (an `-o` after the rewrite) is where `-o -`'s output is made.
+    static func isStandardOutput(_ path: String?) -> Bool {
+        guard let path else { return false }
+        return spool.withLock { $0?.directory == path }
+    }
+
+    /// Why `-o -`'s output did not reach standard output, as one of `input`'s failures
+    /// ("in.mp4: cannot write to standard output: No space left on device").
+    struct DeliveryFailure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// With `-o -`, the last step of `input`'s work: the one file its run made goes to the real
+    /// standard output now, before its summary line or --json report says it was written, so a
+    /// failed copy (`> /dev/full`, a closed pipe) fails the input. Does nothing without `-o -`,
+    /// once it went, or when the private directory holds other than one output (`finish`
+    /// refuses that).
+    static func deliverOutput(of input: String) throws(DeliveryFailure) {
+        let failure: String? = spool.withLock { spool in
+            guard let current = spool, !current.delivered else { return nil }
+            let names = (FileSystemPath.contents(of: current.directory) ?? []).filter { !$0.hasPrefix(".") }
+            guard names.count == 1 else { return nil }
+            spool?.delivered = true
+            return copy(current.directory + names[0], to: current.descriptor)
+        }
+        if let failure { throw DeliveryFailure(description: "\(input): \(failure)") }
+    }
+
+    /// Copies the file at `path` to `descriptor` in blocks; nil when done, else why not.
+    private static func copy(_ path: String, to descriptor: Int32) -> String? {
+        let source = open(FileSystemPath.cString(path), O_RDONLY | O_CLOEXEC)
+        guard source >= 0 else { return "cannot read the output made for standard output: \(String(cString: strerror(errno)))" }
+        defer { close(source) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return "cannot read the output made for standard output: \(String(cString: strerror(errno)))"
+            }
+            if count == 0 { return nil }
+            if let failure = buffer.withUnsafeBytes({ StandardOutput.write(UnsafeRawBufferPointer(rebasing: $0[0..<count]), to: descriptor) }) {
+                return failure
+            }
+        }
+    }
+
     /// After the run: with `-o -` and a successful run, the one file written goes to the real
-    /// standard output. Returns the exit status to use.
+    /// standard output if its input's work did not send it. Returns the exit status to use.
     func finish(status: Int32) -> Int32 {
         defer { removeDirectory() }
-        guard let outputDirectory, savedStdout >= 0 else { return status }
-        guard status == 0 else { return status }
+        guard let outputDirectory, savedStdout >= 0, status == 0, Self.spool.withLock({ $0?.delivered == false }) else { return status }
         let names = (FileSystemPath.contents(of: outputDirectory) ?? []).filter { !$0.hasPrefix(".") }
-        guard names.count == 1, let handle = FileSystemPath.handleForReading(outputDirectory + names[0]),
-              let data = try? handle.readToEnd() ?? Data() else {
+        guard names.count == 1 else {
             Self.say("clipkit: -o -: standard output takes one output, but this run wrote \(names.count) (\(FileSystemPath.display(names.sorted().joined(separator: ", ")))); write them to files instead")
             return 2
         }
-        var offset = 0
-        while offset < data.count {
-            let written = data.withUnsafeBytes { write(savedStdout, $0.baseAddress! + offset, data.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                Self.say("clipkit: -o -: cannot write to standard output: \(String(cString: strerror(errno)))")
-                return 1
-            }
-            offset += written
+        do {
+            try Self.deliverOutput(of: "-o -")
+        } catch {
+            Self.say("clipkit: \(error)")
+            return 1
         }
         return status
     }

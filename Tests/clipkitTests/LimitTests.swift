@@ -55,11 +55,14 @@ import TestSupport
     @Test(arguments: [["gif", "motion.mp4", "-o", "out.gif"], ["explode", "counter.mp4", "-o", "frames"], ["thumb", "motion.mp4", "--size", "0", "-o", "t.png"]])
     func fullDiskLeavesNothing(_ arguments: [String]) throws {
         let dir = Fixture.scratchDirectory()
-        let result = try runLimited([arguments[0], Fixture.url("video/\(arguments[1])").path] + arguments.dropFirst(2), blocks: 20, in: dir)
+        let input = Fixture.url("video/\(arguments[1])").path
+        let result = try runLimited([arguments[0], input] + arguments.dropFirst(2), blocks: 20, in: dir)
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderrLines.count == 1, "\(result.stderr)")
-        // The real cause, in the same words for every command (giflib used to say "Write failed").
-        #expect(result.stderr.contains("cannot write output: File too large"), "\(result.stderr)")
+        // The real cause, in the same words for every command (giflib used to say "Write failed"),
+        // after the input and the output it met.
+        #expect(result.stderr.hasPrefix("clipkit: \(input): cannot write output: \(dir.path)/") && result.stderr.hasSuffix(": File too large\n"),
+                "\(result.stderr)")
         #expect(CLI.files(in: dir).isEmpty, "left: \(CLI.files(in: dir))")
     }
 
@@ -74,10 +77,12 @@ import TestSupport
         let filler = dir.appendingPathComponent(".filler")
         try Data(count: 60 << 10).write(to: filler)
         defer { try? FileManager.default.removeItem(at: filler) }
-        let result = try CLI.run([arguments[0], Fixture.url("video/\(arguments[1])").path] + arguments.dropFirst(2), in: dir)
+        let input = Fixture.url("video/\(arguments[1])").path
+        let result = try CLI.run([arguments[0], input] + arguments.dropFirst(2), in: dir)
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderrLines.count == 1, "\(result.stderr)")
-        #expect(result.stderr.contains("cannot write output: No space left on device"), "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("clipkit: \(input): cannot write output: \(dir.path)/")
+                && result.stderr.hasSuffix(": No space left on device\n"), "\(result.stderr)")
         #expect(CLI.files(in: dir) == [".filler"], "left: \(CLI.files(in: dir))")
     }
 

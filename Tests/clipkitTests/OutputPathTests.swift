@@ -43,7 +43,7 @@ import Glibc
         #expect(fine.status == 0, "\(fine.stderr)")
         let failed = try CLI.run([command, Self.clip.path, "-o", full, "-q"], in: dir)
         #expect(failed.status == 1)
-        #expect(failed.stderrLines.count == 1 && failed.stderr.contains("No space left on device"), "\(failed.stderr)")
+        #expect(failed.stderr == "clipkit: \(Self.clip.path): cannot write output: \(full): No space left on device\n", "\(failed.stderr)")
         for link in [null, full] { #expect(fileType(link) == S_IFLNK) }
         #expect(fileType("/dev/null") == S_IFCHR && fileType("/dev/full") == S_IFCHR)
         // Nothing left beside them, nor in the temp directory's name pattern for this output.
@@ -72,6 +72,97 @@ import Glibc
         #expect(run.stderr == "clipkit: \(Self.clip.path): cannot write to standard output: No space left on device\n", "\(run.stderr)")
     }
 
+    /// An output that cannot be written fails its input in one line that starts with the input,
+    /// then names the output, whichever output of whichever command met it (a link to /dev/full
+    /// stands for a full disk, a directory command's `-o` for one it cannot make): these named
+    /// the output alone ("clipkit: full.png: cannot write output: ..."), unlike every other
+    /// failure of an input. The input is named once, as its other failures name it.
+    @Test(arguments: [["gif", "video/counter.mp4", "-o", "full.gif"], ["gif", "video/counter.mp4", "-o", "a.gif", "--poster", "full.png"],
+                      ["gif", "video/counter.mp4", "-o", "full.webp"], ["gif", "video/counter.mp4", "-o", "a.gif", "-o", "full.mp4"],
+                      ["gif", "gif/loop_five.gif", "-o", "full.gif"], ["thumb", "video/counter.mp4", "-o", "full.png"],
+                      ["thumb", "video/counter.mp4", "-o", "full.png", "--pick", "best"], ["explode", "gif/loop_five.gif", "-o", "full"],
+                      ["storyboard", "video/counter.mp4", "-o", "full"], ["gif", "ssimulacra2/gradient.png", "-o", "full.gif"],
+                      ["gif", "video/counter.mp4", "-o", "full.gif", "--json"]])
+    func anOutputThatCannotBeWrittenNamesTheInputFirst(_ arguments: [String]) throws {
+        let dir = Fixture.scratchDirectory("unwritable-\(arguments[0])")
+        for name in ["full.gif", "full.png", "full.webp", "full.mp4", "full"] {
+            #expect(symlink("/dev/full", dir.appendingPathComponent(name).path) == 0)
+        }
+        let input = Fixture.url(arguments[1]).path
+        let run = try CLI.run([arguments[0], input] + arguments.dropFirst(2) + ["-q"], in: dir)
+        #expect(run.status == 1)
+        let failure = run.stderrLines.filter { !$0.hasPrefix("{") }
+        let full = arguments.last { $0.hasPrefix("full") }!
+        #expect(failure.count == 1 && failure[0].hasPrefix("clipkit: \(input): cannot write output: ")
+                && failure[0].contains(full) && failure[0].components(separatedBy: input).count == 2, "\(run.stderr)")
+        if arguments.contains("--json") {
+            #expect(run.stderrLines.count == 1 && run.stdout.contains("\"status\":\"error\"")
+                    && run.stdout.contains("\"error\":\"\(failure.first?.dropFirst("clipkit: ".count) ?? "")\""), "\(run.stdout)")
+        }
+    }
+
+    /// Standard input is named `-` there too, not the private copy it was read into.
+    @Test func anOutputThatCannotBeWrittenNamesStandardInput() throws {
+        let dir = Fixture.scratchDirectory()
+        #expect(symlink("/dev/full", dir.appendingPathComponent("full.png").path) == 0)
+        let run = try Spawn.run("/bin/sh", ["-c", "exec \"$0\" thumb - -o full.png < \"$1\"", CLI.binary.path, Self.clip.path],
+                                in: dir, killAfter: 30)
+        #expect(run.exitStatus == 1)
+        #expect(run.stderr == "clipkit: -: cannot write output: \(dir.path)/full.png: No space left on device\n", "\(run.stderr)")
+    }
+
+    /// A GIF rebuilt from exploded frames names its frames.json; a frame that is damaged is
+    /// still named itself (it is read, not written).
+    @Test func aRebuiltGIFThatCannotBeWrittenNamesTheManifest() throws {
+        let dir = Fixture.scratchDirectory()
+        #expect(symlink("/dev/full", dir.appendingPathComponent("full.gif").path) == 0)
+        #expect(try CLI.run(["explode", Fixture.url("gif/loop_five.gif").path, "-o", "anim.frames", "-q"], in: dir).status == 0)
+        let manifest = dir.appendingPathComponent("anim.frames/frames.json").path
+        let run = try CLI.run(["gif", manifest, "-o", "full.gif", "-q"], in: dir)
+        #expect(run.status == 1)
+        #expect(run.stderr == "clipkit: \(manifest): cannot write output: \(dir.path)/full.gif: No space left on device\n", "\(run.stderr)")
+        let frame = dir.appendingPathComponent("anim.frames/frame_0001.png")
+        try Data("not a PNG".utf8).write(to: frame)
+        let damaged = try CLI.run(["gif", manifest, "-o", "out.gif", "-q"], in: dir)
+        #expect(damaged.status == 1 && damaged.stderr.hasPrefix("clipkit: \(frame.path): "), "\(damaged.stderr)")
+    }
+
+    /// `-o -` into a full standard output: the input fails in one line naming it (exit 1), and
+    /// nothing claims the output was written. The copy to standard output came after the run,
+    /// so the summary line ("-: 40 frames, ... 8.5 KB") and a --json "ok" came first.
+    @Test(arguments: [["gif", "video/counter.mp4"], ["gif", "video/counter.mp4", "--format", "webp"], ["gif", "gif/loop_five.gif"],
+                      ["gif", "ssimulacra2/gradient.png"], ["thumb", "video/counter.mp4"], ["gif", "video/counter.mp4", "--json"]])
+    func aFullStandardOutputFailsTheInput(_ arguments: [String]) throws {
+        let dir = Fixture.scratchDirectory("fullStdoutOutput")
+        let input = Fixture.url(arguments[1]).path
+        let run = try CLI.run([arguments[0], input, "-o", "-"] + arguments.dropFirst(2), in: dir,
+                              standardOutput: FileHandle(forWritingAtPath: "/dev/full"))
+        #expect(run.status == 1)
+        let failure = "clipkit: \(input): cannot write to standard output: No space left on device"
+        if arguments.contains("--json") {
+            #expect(run.stderrLines.count == 2 && run.stderrLines.contains { $0.hasPrefix("{") && $0.contains("\"status\":\"error\"") }
+                    && run.stderrLines.contains { $0 == failure }, "\(run.stderr)")
+        } else {
+            #expect(run.stderr == failure + "\n")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
+
+    /// `-o -` with what makes several outputs is refused before any is made (exit 2, nothing on
+    /// stdout): a directory of two clips, two formats, three posters. The directory's two GIFs
+    /// were made, their summary lines printed, and only then the run refused.
+    @Test func severalOutputsForStandardOutputAreRefusedFirst() throws {
+        let dir = Fixture.scratchDirectory("severalForStdout")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("clips"), withIntermediateDirectories: true)
+        for name in ["a.mp4", "b.mp4"] { try FileManager.default.copyItem(at: Self.clip, to: dir.appendingPathComponent("clips/" + name)) }
+        for arguments in [["gif", "clips", "-o", "-"], ["gif", Self.clip.path, "-o", "-", "--format", "gif,webp"],
+                          ["thumb", "clips", "-o", "-", "--jobs", "1"], ["thumb", Self.clip.path, "-o", "-", "--pick", "best", "--count", "3"]] {
+            let run = try CLI.run(arguments, in: dir)
+            #expect(run.status == 2 && run.stdout.isEmpty && run.stderrLines.count == 1
+                    && run.stderr.hasPrefix("clipkit: -o -: standard output takes one output, but "), "\(arguments): \(run.stderr)")
+        }
+    }
+
     /// A named pipe: with a reader it gets the whole output; with none, an error at once, not a
     /// wait for a reader that never comes. It stays a pipe either way.
     @Test func aPipeGetsTheOutputOrAnErrorAtOnce() throws {
@@ -79,7 +170,8 @@ import Glibc
         let fifo = dir.appendingPathComponent("out.png").path
         #expect(mkfifo(fifo, 0o644) == 0)
         let lonely = try CLI.run(["thumb", Self.clip.path, "-o", fifo, "-q"], in: dir)
-        #expect(lonely.status == 1 && lonely.stderrLines.count == 1 && lonely.stderr.contains("no process is reading"), "\(lonely.stderr)")
+        #expect(lonely.status == 1 && lonely.stderr == "clipkit: \(Self.clip.path): cannot write output: \(fifo): is a pipe no process is reading\n",
+                "\(lonely.stderr)")
         #expect(fileType(fifo) == S_IFIFO)
         // A reader that holds the pipe open while clipkit runs, and keeps what comes.
         let copy = dir.appendingPathComponent("copy.png")
