@@ -85,16 +85,7 @@ extension ConversionRun {
                 recounted = true
                 search.forgetProjections(uncounting: true)
             }
-            var certain = probe
-            if exact, !probe.complete {
-                // Projections have misled: a pass stopped past the limit is over for certain at
-                // just over it, not at its projection (forgetProjections' rule, for the passes
-                // after it). The calm-ended clip's 151 px pass stopped at 26 frames of 40,
-                // projected at 1.5x the limit; the widths below crept up from it in steps of a few
-                // pixels and the passes ran out at 89% of the limit.
-                certain.bytes = maxBytes + 1
-            }
-            search.record(certain, at: value)
+            search.record(probe, at: value)
             return nil
         }
         search: while true {
