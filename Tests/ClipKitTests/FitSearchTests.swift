@@ -136,11 +136,29 @@ import Testing
         }
         let floor = FitSearch.floor
         #expect(search(after: 250_000, over: true).surelyOver(floor))
-        // Level 80 is predicted at exp(-0.153) = 0.86 of level 90.
+        // Level 80 is predicted at exp(-0.147) = 0.86 of level 90.
         #expect(!search(after: 102_000 * 116 / 100, over: true).surelyOver(floor))
         #expect(search(after: 110_000 * 116 / 100, over: true).surelyOver(floor))
         #expect(!search(after: 80_000, over: false).surelyOver(floor))
         // Never at or above the lowest value over.
         #expect(!search(after: 250_000, over: true).surelyOver(FitSearch.levelStart))
+    }
+
+    @Test func widthsBelowAnOverThatStoppedEarlyFollowThePassesThatEnded() {
+        // calm_end.mp4 at its default's size, exact passes: 151 px stopped past the limit at 26
+        // of 40 frames, projected at 1.5x it (the calm end costs little); 45 and 109 px ran to
+        // their end. Their slope (0.90) puts 95% of the limit near 135 px; the over's projection
+        // (slope 2.0 from 109) put it at 119, and the passes crept up to 127 px at 89% of it.
+        var widths = FitSearch.widths(limit: 51_296, below: FitProbe(bytes: 77_482, width: 151, height: 113, over: true,
+                                                                        complete: false, pastLimit: true))
+        widths.record(FitProbe(bytes: 18_153, width: 45, height: 34, over: false, complete: true), at: 45)
+        widths.record(FitProbe(bytes: 40_096, width: 109, height: 82, over: false, complete: true), at: 109)
+        let next = widths.next()
+        #expect(next.map { (131...139).contains($0) } == true, "\(String(describing: next))")
+        // One pass that ended is not a slope: from the over, as before.
+        var one = FitSearch.widths(limit: 51_296, below: FitProbe(bytes: 77_482, width: 151, height: 113, over: true,
+                                                                     complete: false, pastLimit: true))
+        one.record(FitProbe(bytes: 40_096, width: 109, height: 82, over: false, complete: true), at: 109)
+        #expect(one.next().map { $0 < 125 } == true)
     }
 }

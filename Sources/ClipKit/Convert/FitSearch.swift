@@ -94,22 +94,25 @@ struct FitSearch {
     static let levelStart = 90
     /// `--max-bytes` does not go below this width.
     static let smallestWidth = 16
-    /// Bytes of each `--quality` level, ln(bytes / bytes at 90), at 100, 95, ..., 5 (and 1):
-    /// the median of the four bench/rd_eval.py clips (3 s cuts, 480 wide, measured again with
-    /// lossy LZW's per-pixel bounds, `ErrorAllowance`). Only the slope matters: the probes set the scale.
-    static let logSizes: [Double] = [
-        0.689, 0.21, 0, -0.078, -0.153, -0.21, -0.247, -0.284, -0.313, -0.345,
-        -0.392, -0.457, -0.545, -0.616, -0.696, -0.793, -0.874, -0.935, -1.082, -1.354,
+    /// Bytes of `--quality` levels, ln(bytes / bytes at 90), at 100 to 95 level by level (the
+    /// curve bends there: 100 draws every change exactly), then 90, 85, ..., 5 and 1: the median
+    /// of the four bench/rd_eval.py clips (3 s cuts, 480 wide, measured again with lossy LZW's
+    /// error diffusion). Only the slope matters: the probes set the scale. (With 95 to 100 as
+    /// one straight line, the screen recording at 75% of its default's size projected level 96
+    /// at 89.8% of the limit where the line put it at 95%, and took a third pass.)
+    static let levelLogSizes: [(level: Int, logSize: Double)] = [
+        (100, 0.733), (99, 0.540), (98, 0.422), (97, 0.334), (96, 0.268), (95, 0.214), (90, 0),
+        (85, -0.079), (80, -0.147), (75, -0.199), (70, -0.231), (65, -0.252), (60, -0.286), (55, -0.305),
+        (50, -0.360), (45, -0.435), (40, -0.511), (35, -0.579), (30, -0.645), (25, -0.720), (20, -0.788),
+        (15, -0.843), (10, -0.941), (5, -1.182), (1, -1.438),
     ]
-    static let logSizeAtOne = -1.585
 
     /// ln(relative bytes) at `level` (1...100), linear between the table's levels.
     static func logSize(_ level: Int) -> Double {
-        let q = Double(min(max(level, 1), 100))
-        if q <= 5 { return logSizeAtOne + (logSizes[19] - logSizeAtOne) * (q - 1) / 4 }
-        let position = (100 - q) / 5
-        let i = min(Int(position), logSizes.count - 2)
-        return logSizes[i] + (logSizes[i + 1] - logSizes[i]) * (position - Double(i))
+        let q = min(max(level, 1), 100)
+        guard let i = levelLogSizes.firstIndex(where: { $0.level <= q }), i > 0 else { return levelLogSizes[0].logSize }
+        let (low, high) = (levelLogSizes[i], levelLogSizes[i - 1])
+        return low.logSize + (high.logSize - low.logSize) * Double(q - low.level) / Double(high.level - low.level)
     }
 
     /// The lowest value known over the limit, and its probe (the latest, when it was tried again).
@@ -185,6 +188,18 @@ struct FitSearch {
             settled = under.value
             return under.value
         }
+        if !over.probe.complete, let (high, low) = twoHighestComplete(under: over.value) {
+            // The lowest over stopped early (its bytes a projection, which a clip calm after its
+            // start puts far over): the slope of the two highest passes that ran to their end
+            // under it, from the higher. (calm_end.mp4 at its default's size: from a 151 px pass
+            // projected at 1.5x the limit the widths crept up 109, 119, 125, 127 px, and the
+            // passes ran out at 89.4% of the limit.)
+            let span = coordinate(high.value) - coordinate(low.value)
+            let slope = (log(Double(high.probe.bytes)) - log(Double(low.probe.bytes))) / span
+            if span > 0, slope > 0.1 {
+                return highest(in: high.value + 1...over.value - 1, from: high.value, high.probe.bytes, slope: slope)
+            }
+        }
         var slope = nominalSlope
         let overBytes = predicted(over.probe.bytes, at: over.value)
         if let under, under.probe.bytes > 0, overBytes > Double(under.probe.bytes) {
@@ -192,6 +207,16 @@ struct FitSearch {
             if span > 0 { slope = (log(overBytes) - log(Double(under.probe.bytes))) / span }
         }
         return highest(in: low + 1...over.value - 1, from: over.value, Int(overBytes.rounded()), slope: slope)
+    }
+
+    /// The two highest values below `value` whose passes ran to their end under the limit,
+    /// higher first, when their bytes rise with the value; nil when there are fewer.
+    private func twoHighestComplete(under value: Int) -> (high: (value: Int, probe: FitProbe), low: (value: Int, probe: FitProbe))? {
+        let complete = probes.filter { $0.probe.complete && !$0.probe.over && $0.value < value && $0.value != top }
+            .sorted { $0.value > $1.value }
+        guard complete.count >= 2, complete[0].value > complete[1].value, complete[0].probe.bytes > complete[1].probe.bytes,
+              (complete[0].value + 1..<value).contains(where: allows) else { return nil }
+        return (complete[0], complete[1])
     }
 
     /// A probe's bytes at `value` as predictions take them (`topShare` at the top).
