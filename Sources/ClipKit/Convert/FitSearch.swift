@@ -151,21 +151,24 @@ struct FitSearch {
         value != settled && (value + 1..<max(value + 1, lowestOver?.value ?? top + 1)).contains(where: allows) && passes + 1 < maxPasses
     }
 
-    /// Whether a pass at `value` (below every value tried) is sure to be over: from the lowest
-    /// value over, on the nominal curve, it is predicted more than `hopelessShare` of the limit,
-    /// so the pass would only measure what the curve already says. (Level 90 of the 720p cut
-    /// projected at 2.5x a quarter of its default size; the floor, level 80, was run to its
-    /// checkpoint anyway, 496 KB against 241 KB, before the picture was made narrower.)
+    /// Whether a pass at `value` (below every value tried) is not worth running: from the lowest
+    /// value over, on the nominal curve, it is predicted over `hopelessShare` of the limit, so
+    /// it would at best land where the search does not aim, and more likely over. (Level 90 of
+    /// the 720p cut projected at 2.5x a quarter of its default size; the floor, level 80, was
+    /// run to its checkpoint anyway, 496 KB against 241 KB, before the picture was made narrower.)
     func surelyOver(_ value: Int) -> Bool {
         guard let over = lowestOver, value < over.value, highestUnder == nil else { return false }
         let predicted = Double(over.probe.bytes) * exp(nominalSlope * (coordinate(value) - coordinate(over.value)))
         return predicted > Self.hopelessShare * Double(limit)
     }
 
-    /// See `surelyOver`: the bench clips' bytes fell 13-17% from level 90 to 80, the table 14%;
-    /// so a level predicted 5% over is over unless its clip falls 18% or more, and then the
-    /// widths' search below it starts a few pixels narrow.
-    static let hopelessShare = 1.05
+    /// See `surelyOver`: the aim of every other guess. At 1.05 (over for certain unless the
+    /// clip fell 18% from 90 to 80, where the bench clips fell 13-17%) the 720p cut at half its
+    /// default's size ran level 80 predicted at 98.8% of the limit; with its rate control it
+    /// passed the limit by 0.2% at its last frame, and a third pass (471 px) followed: 3.1x a
+    /// default encode's time. Now the widths start from that prediction: 467 px at 95.0%, two
+    /// passes, 2.3x; the other eleven bench fits are unchanged.
+    static let hopelessShare = aim
 
     /// The next value to try; nil when the values are spent.
     mutating func next() -> Int? {

@@ -221,8 +221,9 @@ extension LZWEncoder {
     }
 
     /// 3 dr² + 4 dg² + 2 db², three times `distance` before rounding down. Wrapping arithmetic:
-    /// the differences are at most a few thousand (colours of 0-255 and a carried error that
-    /// three quarters bound to 765), far from overflowing.
+    /// the differences are at most a few thousand (colours of 0-255, an error carried along the
+    /// string that its share, at most three quarters, bounds to 765, and what is diffused from
+    /// above, bounded by `LossyDiffusion.largestError`), far from overflowing.
     @inline(__always)
     static func weightedSquare(_ dr: Int, _ dg: Int, _ db: Int) -> Int {
         3 &* dr &* dr &+ 4 &* dg &* dg &+ 2 &* db &* db
