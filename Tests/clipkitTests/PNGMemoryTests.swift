@@ -97,4 +97,21 @@ import ClipKit
             Self.expectWithin(fits, limit: 48, "thumb")
         }
     }
+
+    /// A GIF source's displayed frames are counted from its scan: a one-image GIF is one picture
+    /// in flight (and its canvas and the shown frame's copy), not the queues' nine.
+    @Test func aOneImageGIFIsOnePictureInFlight() throws {
+        let dir = Fixture.scratchDirectory()
+        let names = try Self.pictures(3)
+        let size = ["--width", "\(Self.side)"]
+        #expect(try Spawn.clipkit(["gif", names[0], "-o", "one.gif"] + size, in: dir).exitStatus == 0)
+        #expect(try Spawn.clipkit(["gif"] + names + ["-o", "three.gif"] + size, in: dir).exitStatus == 0)
+        let one = try Spawn.clipkit(["gif", "one.gif", "-o", "again.gif", "--max-memory", Self.mebibytes(48)] + size, in: dir)
+        Self.expectWithin(one, limit: 48, "one image")
+        let again = try GIFDecoder(url: dir.appendingPathComponent("again.gif"))
+        #expect(again.canvasWidth == Self.side)
+        // Three frames are five pictures (each its own, and the reference's copy): refused there.
+        let three = try Spawn.clipkit(["gif", "three.gif", "-o", "three-again.gif", "--max-memory", Self.mebibytes(48)] + size, in: dir)
+        #expect(three.exitStatus == 1 && three.stderr.contains("5 frames of 1600x1600 in flight"), "\(three)")
+    }
 }

@@ -265,7 +265,13 @@ struct ConversionRun: Sendable {
         memory.sourceBytes = held
         // A decode for WebP/MP4 alone holds no quantised frames, no shown canvas, no meter.
         (memory.stages, memory.lossy, memory.measured) = (stages, memory.lossy && stages, memory.measured && stages)
-        if info.container == "gif" { memory.sourceBytes += 2 * info.width * info.height * 4 }
+        if info.container == "gif" {
+            memory.sourceBytes += 2 * info.width * info.height * 4
+            // Its displayed frames are counted by the scan: a one-image GIF never has more than
+            // one picture in flight (an 8000x8000 one was refused at 9 pictures, 2.3 GB, where
+            // its pass peaks near 600 MB).
+            memory.frameCount = info.frameCount
+        }
         return try Self.queueCapacity(memory, deepest: 3, limits: options.limits, path: path)
     }
 
