@@ -80,6 +80,12 @@ public enum ClipKitError: Error, Equatable, Sendable, CustomStringConvertible, L
         return false
     }
 
+    /// An output's directory (or one above it) that could not be made, with the system's reason
+    /// (`lf/` where lf is a link to a device: "Not a directory").
+    public static func cannotCreateDirectory(_ path: String, _ error: POSIXError) -> ClipKitError {
+        .outputFailed(path: path, reason: "cannot create directory: \(String(cString: strerror(error.code.rawValue)))")
+    }
+
     static func seconds(_ value: Double) -> String {
         String(format: "%.3fs", value)
     }

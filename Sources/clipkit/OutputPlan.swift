@@ -21,7 +21,7 @@ enum OutputPlan {
         do {
             try FileSystemPath.createDirectories(path)
         } catch {
-            throw ClipKitError.outputFailed(path: path, reason: "cannot create directory")
+            throw ClipKitError.cannotCreateDirectory(path, error)
         }
     }
 

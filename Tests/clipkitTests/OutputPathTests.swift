@@ -101,6 +101,17 @@ import Glibc
         }
     }
 
+    /// A directory an output needs that cannot be made says why (the system's reason), not only
+    /// "cannot create directory": here under a link to /dev/full, "Not a directory".
+    @Test(arguments: [["explode", "gif/loop_five.gif", "-o", "full/"], ["thumb", "video/counter.mp4", "--pick", "best", "--count", "2", "-o", "full/x/"],
+                      ["storyboard", "video/counter.mp4", "-o", "full/board"], ["gif", "video/counter.mp4", "-o", "full/a.gif"]])
+    func aDirectoryThatCannotBeMadeSaysWhy(_ arguments: [String]) throws {
+        let dir = Fixture.scratchDirectory("no-directory-\(arguments[0])")
+        #expect(symlink("/dev/full", dir.appendingPathComponent("full").path) == 0)
+        let run = try CLI.run([arguments[0], Fixture.url(arguments[1]).path] + arguments.dropFirst(2) + ["-q"], in: dir)
+        #expect(run.status == 1 && run.stderrLines.count == 1 && run.stderr.contains("Not a directory"), "\(run.stderr)")
+    }
+
     /// Standard input is named `-` there too, not the private copy it was read into.
     @Test func anOutputThatCannotBeWrittenNamesStandardInput() throws {
         let dir = Fixture.scratchDirectory()

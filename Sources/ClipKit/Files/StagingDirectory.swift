@@ -32,7 +32,7 @@ final class StagingDirectory {
         do {
             try FileSystemPath.createDirectories(parent.path)
         } catch {
-            throw ClipKitError.outputFailed(path: parent.path, reason: "cannot create directory")
+            throw ClipKitError.cannotCreateDirectory(parent.path, error)
         }
         url = try Self.makeTemporary(in: parent, name: target.lastPathComponent, target: path)
         // The finished directory gets the mode an ordinary mkdir would give, not mkdtemp's 0700.

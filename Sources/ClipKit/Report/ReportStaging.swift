@@ -19,9 +19,9 @@ final class ReportStaging {
         }
         let parent = target.deletingLastPathComponent()
         do {
-            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            try FileSystemPath.createDirectories(parent.path)
         } catch {
-            throw ClipKitError.outputFailed(path: parent.path, reason: "cannot create directory")
+            throw ClipKitError.cannotCreateDirectory(parent.path, error)
         }
         url = try StagingDirectory.makeTemporary(in: parent, name: target.lastPathComponent, target: path)
         chmod(url.path, 0o777 & ~StagingDirectory.umask)
