@@ -319,11 +319,13 @@ struct GIFCommand: ParsableCommand {
             let reporter = ProgressReporter(enabled: !batch.quiet && !batch.json, live: false)
             if let line = reporter.summary(of: result, seconds: Date().timeIntervalSince(started)) { ProgressReporter.show([line]) }
             if batch.json {
+                // The input is the first file read (the first PNG, or the manifest), not the name
+                // the GIF was derived from (DIR.json for DIR/frames.json).
                 var report = Report(result)
-                report.input = named.path
+                report.input = inputs[0].path
                 report.seconds = Date().timeIntervalSince(started)
                 if let failure = StandardOutput.writeLine(report.jsonLine()) {
-                    InputRunner.printError("\(StandardStreams.shown(named.path)): \(failure)")
+                    InputRunner.printError("\(StandardStreams.shown(inputs[0].path)): \(failure)")
                     throw ExitCode(1)
                 }
             }

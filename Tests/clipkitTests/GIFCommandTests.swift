@@ -75,6 +75,16 @@ import TestSupport
         }
     }
 
+    /// `gif DIR/frames.json --json` names the manifest as its input (it said DIR.json, a file
+    /// that does not exist: the name the GIF's was derived from).
+    @Test func aManifestsRunLineNamesTheManifest() throws {
+        let dir = Fixture.scratchDirectory()
+        #expect(try CLI.run(["explode", Fixture.url("gif/loop_five.gif").path, "-o", "fr"], in: dir).status == 0)
+        let run = try CLI.run(["gif", "fr/frames.json", "-o", "out.gif", "--json", "-q"], in: dir)
+        let manifest = dir.appendingPathComponent("fr/frames.json").path
+        #expect(run.status == 0 && run.stdout.contains("\"input\":\"\(manifest)\""), "\(run.stdout)")
+    }
+
     @Test func assemblesPNGFrames() throws {
         let dir = Fixture.scratchDirectory()
         var names: [String] = []
