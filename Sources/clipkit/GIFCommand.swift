@@ -299,49 +299,4 @@ struct GIFCommand: ParsableCommand {
             }
         }
     }
-
-    /// One GIF from several files (PNG frames, or a manifest and its frames).
-    private func runSingle(named: URL, inputs: [URL], _ convert: (URL) throws -> GIFResult) throws {
-        try InputRunner.validate {
-            try OutputPlan.prepare(output: output.first)
-            let runner = InputRunner(batch: batch, outputExtension: "gif", fingerprintOptions: "")
-            let destination = runner.destination(for: BatchInput(url: named), output: output.first, directoryMode: false)
-            try OutputPlan.checkNotInput(destination, inputs: inputs)
-            let started = Date()
-            let result: GIFResult
-            do {
-                result = try convert(destination)
-            } catch let error as ClipKitError where error.path == destination.path {
-                // A GIF that cannot be written is one of the input's failures, named after it.
-                throw error.naming(input: inputs[0].path)
-            }
-            try StandardStreams.deliverOutput(of: inputs[0].path)
-            let reporter = ProgressReporter(enabled: !batch.quiet && !batch.json, live: false)
-            if let line = reporter.summary(of: result, seconds: Date().timeIntervalSince(started)) { ProgressReporter.show([line]) }
-            if batch.json {
-                // The input is the first file read (the first PNG, or the manifest), not the name
-                // the GIF was derived from (DIR.json for DIR/frames.json).
-                var report = Report(result)
-                report.input = inputs[0].path
-                report.seconds = Date().timeIntervalSince(started)
-                if let failure = StandardOutput.writeLine(report.jsonLine()) {
-                    InputRunner.printError("\(StandardStreams.shown(inputs[0].path)): \(failure)")
-                    throw ExitCode(1)
-                }
-            }
-        }
-    }
-}
-
-extension Report {
-    init(_ result: GIFResult) {
-        self.init(input: "", outputs: [result.url.path], status: .ok, frames: result.frameCount,
-                  durationMs: result.durationCentiseconds * 10, width: result.width, height: result.height, bytes: result.bytes)
-        ssim = result.ssim.map { ($0 * 10000).rounded() / 10000 }
-        ssimulacra2 = result.ssimulacra2.map { ($0 * 100).rounded() / 100 }
-        ssimulacra2P5 = result.ssimulacra2P5.map { ($0 * 100).rounded() / 100 }
-        durationErrorMs = result.durationErrorMilliseconds
-        settings = ["lossy": result.settings.lossy, "lossy_max": result.raisedLossy ?? result.settings.lossy, "colors": result.settings.colors,
-                    "threshold": result.settings.changeThreshold, "palette_error": result.settings.paletteError]
-    }
 }
