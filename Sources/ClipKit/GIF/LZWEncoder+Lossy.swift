@@ -58,25 +58,22 @@ extension LZWEncoder {
                 path[k] = suffix[code]
                 if k > 0 { code = Int(prefix[code]) }
             }
-            if diffusion.isActive {
-                for k in 0..<length {
-                    let position = start + k, o = stringOffset(k)
-                    diffusion.enter(position)
-                    let wanted = Int(indices[position] & mask), written = Int(path[k])
-                    guard let want = color(wanted, o), let have = written == wanted ? want : color(written, o) else {
-                        diffusion.spread(nil, at: position)
-                        continue
-                    }
-                    let inherited = diffusion.inherited(position)
-                    diffusion.spread((want.0 + inherited.0 - have.0, want.1 + inherited.1 - have.1, want.2 + inherited.2 - have.2),
-                                     at: position)
-                }
-            }
             for k in 0..<length {
-                let i = Int(path[k])
-                lossy.shown?[start + k] = path[k]
+                let i = Int(path[k]), position = start + k, o = stringOffset(k)
+                if diffusion.isActive {
+                    // Its error, passed on (read before the canvas takes what it shows).
+                    diffusion.enter(position)
+                    let wanted = Int(indices[position] & mask)
+                    if let want = color(wanted, o), let have = i == wanted ? want : color(i, o) {
+                        let inherited = diffusion.inherited(position)
+                        diffusion.spread((want.0 + inherited.0 - have.0, want.1 + inherited.1 - have.1, want.2 + inherited.2 - have.2),
+                                         at: position)
+                    } else {
+                        diffusion.spread(nil, at: position)
+                    }
+                }
+                lossy.shown?[position] = path[k]
                 if let canvas, i != transparent {
-                    let o = stringOffset(k)
                     if i < paletteCount {
                         canvas[o] = palette[i * 3]; canvas[o + 1] = palette[i * 3 + 1]; canvas[o + 2] = palette[i * 3 + 2]
                     } else {
