@@ -26,6 +26,20 @@ struct ErrorAllowance {
     static let highest = 48
     static let one = 16
 
+    /// `x * one / factor` rounded down, for 0 <= x < 2^24 (a squared colour distance; under
+    /// 2^28 once times `one`), without a division: times the factor's `multipliers` entry, exact
+    /// in that range (Granlund and Montgomery: m = ceil(2^(28 + 6) / d) for d < 2^6); past it, divided.
+    /// (A division was the costliest step of the lossy search, one for every string it scores.)
+    @inline(__always)
+    static func scaled(_ x: Int, by factor: Int, multiplier: UInt64) -> Int {
+        let y = x &* one
+        guard UInt(bitPattern: y) < 1 << 28 else { return y / factor }
+        return Int(truncatingIfNeeded: (UInt64(truncatingIfNeeded: y) &* multiplier) >> 34)
+    }
+
+    /// ceil(2^34 / d) for each factor d up to `highest` (0 for 0, never used): see `scaled`.
+    static let multipliers: [UInt64] = (0...highest).map { $0 == 0 ? 0 : ((1 << 34) + UInt64($0) - 1) / UInt64($0) }
+
     /// The factor of each contrast below the one that reaches `highest` (past it, `highest`):
     /// the root over `unitContrast`, in sixteenths, clamped.
     static let factorTable: [UInt8] = {

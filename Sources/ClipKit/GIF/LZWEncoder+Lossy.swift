@@ -126,6 +126,7 @@ extension LZWEncoder {
         // `distance(...) <= bound` and `<= 2 * bound` without the division: on the weighted sum
         // x, floor(x / 3) <= b exactly when x < 3 * b + 3.
         let one = ErrorAllowance.one
+        let multipliers = self.multipliers
         var depth = 0
         var visits = 0
         // The string being looked at: its code, length, summed error and carried error.
@@ -153,6 +154,7 @@ extension LZWEncoder {
                 visits += 1
                 // This pixel's bound, and the weight of its error (16 / factor).
                 let factor = factors.isEmpty ? one : Int(factors[t])
+                let multiplier = multipliers[factor]
                 let pixelBound = bound * factor / one
                 let fits = 3 * pixelBound + 3, fitsAlone = 6 * pixelBound + 3
                 let wanted = Int(indices[t] & mask)
@@ -172,7 +174,7 @@ extension LZWEncoder {
                         guard weighted < fits else { continue }
                         let rr = want.0 - have.0, rg = want.1 - have.1, rb = want.2 - have.2
                         guard Self.weightedSquare(rr, rg, rb) < fitsAlone else { continue }
-                        let d = weighted / 3 * one / factor
+                        let d = ErrorAllowance.scaled(weighted / 3, by: factor, multiplier: multiplier)
                         nodeLength[c] = Int32(length + 1)
                         nodeLoss[c] = Int32(clamping: loss + d)
                         nodeError[c * 3] = Int32(dr * share / 16); nodeError[c * 3 + 1] = Int32(dg * share / 16)
@@ -182,7 +184,7 @@ extension LZWEncoder {
                     }
                     if exact >= 0 {
                         let dr = tr - want.0, dg = tg - want.1, db = tb - want.2
-                        exactLoss = loss + Self.distance(dr, dg, db) * one / factor
+                        exactLoss = loss + ErrorAllowance.scaled(Self.distance(dr, dg, db), by: factor, multiplier: multiplier)
                         exactError = (dr * share / 16, dg * share / 16, db * share / 16)
                     }
                 } else if let code = lookup(node << 8 | wanted) {

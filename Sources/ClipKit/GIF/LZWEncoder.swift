@@ -24,6 +24,8 @@ final class LZWEncoder {
     let nodeLoss: UnsafeMutablePointer<Int32>
     let stack: UnsafeMutablePointer<UInt16>
     let path: UnsafeMutablePointer<UInt8>
+    /// `ErrorAllowance.multipliers`, held here: the search reads one for every pixel it visits.
+    let multipliers: UnsafeMutablePointer<UInt64>
 
     /// How many pixels of length a string's summed squared error (carried error included) of
     /// `bound` costs in the search. Measured with bench/rd_eval.py on its four clips (720p, 1080p,
@@ -57,6 +59,8 @@ final class LZWEncoder {
         nodeLoss = .allocate(capacity: 4096)
         stack = .allocate(capacity: 4096)
         path = .allocate(capacity: 4096)
+        multipliers = .allocate(capacity: ErrorAllowance.multipliers.count)
+        multipliers.initialize(from: ErrorAllowance.multipliers, count: ErrorAllowance.multipliers.count)
     }
 
     deinit {
@@ -70,6 +74,7 @@ final class LZWEncoder {
         nodeLoss.deallocate()
         stack.deallocate()
         path.deallocate()
+        multipliers.deallocate()
     }
 
     /// The minimum code size giflib writes for a colour table of `tableSize` entries (a power of two).
