@@ -80,6 +80,54 @@ import TestSupport
         #expect(recording.pictures.count == 30)
     }
 
+    /// A pass that takes the decode over while it goes on for its recording (`DecodeSuccession`)
+    /// gets every frame from the first, at its own size: the messages of a decode at that size;
+    /// so does a second one, attached after the first of them stopped. Then the recording is whole.
+    @Test(arguments: ["motion.mp4", "rotated90.mov", "seek_bframes_edit.mp4", "vfr.mkv"])
+    func passesThatTakeTheDecodeOverGetEveryFrame(_ name: String) throws {
+        let url = Fixture.url("video/\(name)")
+        var read = FrameReadOptions(fps: 10, size: .width(160))
+        let stopped = BoundedQueue<StreamMessage<VideoFrame>>(capacity: 2)
+        stopped.cancel()
+        var output = FrameOutput(queue: stopped, options: read)
+        let recording = DecodedFrames(budget: 64 << 20)
+        output.recording = recording
+        let succession = DecodeSuccession()
+        output.succession = succession
+        // The first successor stops after 4 frames; the second takes over from there.
+        let (first, second) = (BoundedQueue<StreamMessage<VideoFrame>>(capacity: 10_000), BoundedQueue<StreamMessage<VideoFrame>>(capacity: 10_000))
+        let firstFrames = LockedBox<[StreamMessage<VideoFrame>]>([])
+        let taken = LockedBox<[Bool]>([])
+        let passes = StageThread(name: "test.passes") {
+            let took = succession.attach(.init(queue: first, size: .width(97)))
+            taken.withLock { $0.append(took) }
+            // (Not taken, nothing would ever come.)
+            guard took else { return }
+            var received: [StreamMessage<VideoFrame>] = []
+            while received.count < 4, let message = try? first.pop() { received.append(message) }
+            first.cancel()
+            firstFrames.store(received)
+            taken.withLock { $0.append(succession.attach(.init(queue: second, size: .exact(width: 33, height: 65)))) }
+        }
+        while !succession.isWaiting { usleep(1000) }
+        try VideoReader(url: url).makeProducer(options: read).run(into: &output)
+        succession.end()
+        passes.join()
+        second.finish()
+        var secondFrames: [StreamMessage<VideoFrame>] = []
+        while let message = try second.pop() { secondFrames.append(message) }
+        #expect(taken.withLock { $0 } == [true, true], "\(name)")
+        #expect(recording.isComplete, "\(name)")
+        read.size = .width(97)
+        let atFirst = try messages(run: { try VideoReader(url: url).makeProducer(options: read).run(into: &$0) }, options: read)
+        #expect(describe(firstFrames.withLock { $0 }) == Array(describe(atFirst).prefix(4)), "\(name)")
+        read.size = .exact(width: 33, height: 65)
+        let atSecond = try messages(run: { try VideoReader(url: url).makeProducer(options: read).run(into: &$0) }, options: read)
+        #expect(describe(secondFrames) == describe(atSecond), "\(name)")
+        // Once the decode has ended, nothing is taken: the pass replays the recording instead.
+        #expect(!succession.attach(.init(queue: BoundedQueue(capacity: 1), size: .width(97))))
+    }
+
     /// A producer that keeps no pictures (a GIF source) stops with its consumer, recording or not.
     @Test func aProducerThatKeepsNoPicturesStopsWithItsConsumer() throws {
         let url = Fixture.url("gif/local_palettes.gif")

@@ -89,9 +89,13 @@ struct ConversionRun: Sendable {
         var transparentFrames: Bool
         var globalPalette: Palette?
         var pictures: DecodedFrames?
+        /// The frames of a fit's decode that this pass took over (`FitDecode`): no decode stage of its own.
+        var live: BoundedQueue<DecodedMessage>?
+        /// The producer records for a fit: its stage runs on the fit's pipeline (`FitDecode`).
+        var startsFit = false
     }
 
-    private func open(_ options: GIFOptions) throws -> Opened {
+    private func open(_ options: GIFOptions, pipeline: Pipeline, fit: FitDecode?) throws -> Opened {
         var read = readOptions(options)
         switch source {
         case .images(let images, let first):
@@ -110,6 +114,15 @@ struct ConversionRun: Sendable {
                 let histogram = try gatherColors(video: url, options: options)
                 palette = Quantizer(maxColors: options.colorsBesideTransparent, errorTarget: Double(options.paletteError))
                     .palette(for: histogram)
+            }
+            if let fit, let started = fit.current {
+                // The fit's decode, while it goes on: its frames from the first, at this pass's size.
+                (read.queueCapacity, _) = try recordingQueueCapacity(info: started.info, options: options, path: url.path,
+                                                                     stages: outputs.gif != nil)
+                if let live = fit.attach(read, capacity: read.queueCapacity, pipeline: pipeline) {
+                    return Opened(expectedCount: started.expectedCount, read: read, transparentFrames: started.transparentFrames,
+                                  globalPalette: palette, live: live)
+                }
             }
             if let frames = frameCache?.take(for: read), let source = frames.source {
                 // The pictures a pass before decoded, scaled again: no demuxer, no decoder.
@@ -131,9 +144,14 @@ struct ConversionRun: Sendable {
             // Only a video decoder records (a GIF source decodes every pass, as before).
             let recording = records && producer is FrameDecoder
                 ? frameCache?.recording(pictures: expected, of: reader.info.decodedPictureBytes) : nil
+            // A fit's recording decode outlives this pass, for the passes after it (`FitDecode`).
+            let startsFit = recording != nil && fit != nil && fit?.current == nil
+            if startsFit {
+                fit?.start(.init(info: reader.info, key: FrameCache.Key(read), expectedCount: expected, transparentFrames: reader.info.hasAlpha))
+            }
             // Transparency is kept: such frames are written whole, each clearing the last.
             return Opened(producer: producer, expectedCount: expected, read: read, transparentFrames: reader.info.hasAlpha,
-                          globalPalette: palette, pictures: recording)
+                          globalPalette: palette, pictures: recording, startsFit: startsFit)
         }
     }
 
@@ -143,15 +161,22 @@ struct ConversionRun: Sendable {
     /// projection far under the limit too (`mayStopEarly` false: it writes to the end), and
     /// `frameCount` (learned by a pass before) replaces the count the producer expects.
     func pass(_ options: GIFOptions, animations: AnimationPlan, mayStopUnder: Bool = false, mayStopEarly: Bool = true,
-              frameCount: Int? = nil) throws -> PassOutcome {
-        let opened = try open(options)
+              frameCount: Int? = nil, fit: FitDecode? = nil) throws -> PassOutcome {
+        let pipeline = Pipeline()
+        defer { pipeline.stop() }
+        let opened = try open(options, pipeline: pipeline, fit: fit)
         let read = opened.read, capacity = read.queueCapacity
         let globalPalette = opened.globalPalette, transparentFrames = opened.transparentFrames
         let expectedCount = frameCount ?? opened.expectedCount
-        let pipeline = Pipeline()
-        defer { pipeline.stop() }
-        // Handed to the decode thread whole, so that the pictures can move on to the next pass from there.
-        let decoded = decodeStage(pipeline, read: read, from: DecodeHandoff((opened.producer, opened.pictures)))
+        let decoded: BoundedQueue<DecodedMessage>
+        if let live = opened.live {
+            decoded = live
+        } else {
+            // Handed to the decode thread whole, so that the pictures can move on to the next pass from there.
+            let startsFit = opened.startsFit
+            decoded = decodeStage(startsFit ? fit?.pipeline ?? pipeline : pipeline, read: read,
+                                  from: DecodeHandoff((opened.producer, opened.pictures)), succession: startsFit ? fit?.succession : nil)
+        }
         // One branch of the decoded frames per sink: the GIF's quantiser, the poster, each animation.
         let targets = animations.targets
         let sinks = (outputs.gif == nil ? 0 : 1) + (outputs.poster == nil ? 0 : 1) + targets.count
@@ -221,16 +246,27 @@ struct ConversionRun: Sendable {
     /// A pass's decode stage: the producer (recording its pictures into `pictures` for the passes
     /// after it), or, without one, `pictures` replayed; the pictures are kept for the next pass
     /// when complete (`FrameCache`).
-    func decodeStage(_ pipeline: Pipeline, read: FrameReadOptions, from handoff: DecodeHandoff) -> BoundedQueue<DecodedMessage> {
+    func decodeStage(_ pipeline: Pipeline, read: FrameReadOptions, from handoff: DecodeHandoff,
+                     succession: DecodeSuccession? = nil) -> BoundedQueue<DecodedMessage> {
         pipeline.stage("\(stageLabel).decode", capacity: read.queueCapacity) { [frameCache, path] (queue: BoundedQueue<DecodedMessage>) in
+            // Last: a pass still waiting to take the frames over is told there are no more.
+            defer { succession?.end() }
             guard let (producer, pictures) = handoff.withLock({ $0.take() }) else { return }
             var output = FrameOutput(queue: queue, options: read)
-            if let producer {
-                output.recording = pictures
-                try producer.run(into: &output)
-            } else if let pictures {
-                try DecodedFramesReplay.run(pictures, options: read, path: path, into: &output)
+            do {
+                if let producer {
+                    output.recording = pictures
+                    output.succession = succession
+                    try producer.run(into: &output)
+                } else if let pictures {
+                    try DecodedFramesReplay.run(pictures, options: read, path: path, into: &output)
+                }
+            } catch {
+                // The consumer may be a later pass that took the frames over (its own queue).
+                output.queue.finish(throwing: error)
+                throw error
             }
+            output.queue.finish()
             // The pictures recorded or replayed, for the next pass (kept when complete).
             if let frameCache, let pictures { frameCache.keep(pictures, for: read) }
         }

@@ -22,8 +22,11 @@ extension ConversionRun {
     func convertFitting(animations: AnimationPlan) throws -> ConversionResult {
         var attempt = options
         var retries = 0
+        // The first pass's decode, which the passes after it take over while it goes on.
+        let fit = FitDecode()
+        defer { fit.stop() }
         while true {
-            switch try fittingPasses(attempt, animations: animations) {
+            switch try fittingPasses(attempt, animations: animations, fit: fit) {
             case .written(let result):
                 return result
             case .belowFloor(let low):
@@ -43,7 +46,7 @@ extension ConversionRun {
     /// The `--quality` levels of a `FitSearch` (from `--quality`, else 100, down to its floor),
     /// then the widths below at the floor level. Returns the first pass that wrote or measured
     /// below the quality floor; throws `cannotFit` when none fits.
-    private func fittingPasses(_ asked: GIFOptions, animations: AnimationPlan) throws -> PassOutcome {
+    private func fittingPasses(_ asked: GIFOptions, animations: AnimationPlan, fit: FitDecode) throws -> PassOutcome {
         guard let maxBytes = asked.maxBytes else { return try pass(asked, animations: animations) }
         var levels = FitSearch.levels(limit: maxBytes, top: asked.quality ?? 100)
         // The frame count, once a pass has shown the producer's to be wrong (or missing).
@@ -66,7 +69,7 @@ extension ConversionRun {
         func attempt(_ options: GIFOptions, at value: Int, in search: inout FitSearch, mayStopUnder: Bool) throws -> PassOutcome? {
             try options.limits.checkDeadline(path)
             let outcome = try pass(options, animations: animations, mayStopUnder: mayStopUnder, mayStopEarly: !exact,
-                                   frameCount: frameCount)
+                                   frameCount: frameCount, fit: fit)
             guard case .missed(let probe) = outcome else { return outcome }
             let earlier = search.probes.last { $0.value == value }?.probe
             if let frames = probe.frames {
@@ -113,7 +116,8 @@ extension ConversionRun {
            Double(over.probe.bytes) >= 0.97 * Double(start.probe.bytes),
            !levels.probes.contains(where: { $0.value == levels.top }) {
             flatTried = true
-            let outcome = try pass(asked.moved(toQuality: levels.top), animations: animations, mayStopEarly: false, frameCount: frameCount)
+            let outcome = try pass(asked.moved(toQuality: levels.top), animations: animations, mayStopEarly: false, frameCount: frameCount,
+                                   fit: fit)
             if case .missed = outcome {} else { return outcome }
         }
         // Past the lowest level: a narrower picture at that level. (Fewer colours and a coarser

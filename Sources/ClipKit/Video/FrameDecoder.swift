@@ -144,6 +144,7 @@ final class FrameDecoder: FrameProducer {
             throw ClipKitError.noFrames(path: path, reason: "no frame in the requested range")
         }
         let outputEnd = min(options.end ?? end, end)
+        try handOver(&sequence)
         sequence.end(duration: max(outputEnd - options.start, 0))
     }
 
@@ -164,13 +165,26 @@ final class FrameDecoder: FrameProducer {
         guard let candidate else { return }
         let places = sampler.emissions(candidateTime: candidateTime, nextTime: nextTime, clipEnd: clipEnd)
         guard !places.isEmpty else { return }
+        try handOver(&sequence)
         sequence.recording?.keep(candidate, at: places, sourceTime: candidateTime)
         if sequence.consumerStopped {
             // Decoding on for the recording only: no picture is made.
             if !sequence.passOver(places) { stopped = true }
             return
         }
-        let image = try scaler.uprightImage(from: candidate, info: demuxer.info, size: options.size)
+        let image = try scaler.uprightImage(from: candidate, info: demuxer.info, size: sequence.size)
         if !sequence.push(image, at: places, sourceTime: candidateTime) { stopped = true }
+    }
+
+    /// A later pass waiting for the frames (`DecodeSuccession`), once the consumer stopped:
+    /// the pictures recorded so far, scaled to its size and queued at their places (as
+    /// `DecodedFramesReplay` would), then it is the consumer of the pictures still to come.
+    private func handOver(_ sequence: inout FrameOutput) throws {
+        guard let recording = sequence.recording, sequence.takeSuccessor() else { return }
+        for picture in recording.pictures {
+            try options.limits.checkDeadline(demuxer.path)
+            let image = try scaler.uprightImage(from: picture.frame, info: demuxer.info, size: sequence.size)
+            if !sequence.replay(image, at: picture.places, sourceTime: picture.sourceTime) { return }
+        }
     }
 }

@@ -15,16 +15,20 @@ protocol FrameProducer: AnyObject {
 /// end's duration are divided by `speed` here, so no consumer divides again. With a `recording`
 /// the decoder keeps its pictures there for later passes (`FrameCache`), and when the consumer
 /// stops early it goes on decoding for the recording alone (`consumerStopped`: no picture is
-/// made), until the stream ends or the recording passes its budget.
+/// made), until the stream ends or the recording passes its budget, or a later pass takes the
+/// frames over (`succession`).
 struct FrameOutput {
-    let queue: BoundedQueue<StreamMessage<VideoFrame>>
+    /// The consumer's queue (a later pass's, once it took the frames over).
+    private(set) var queue: BoundedQueue<StreamMessage<VideoFrame>>
     let maxFrames: Int?
     let speed: Double
     /// The size frames are wanted at (producers that scale their own pictures read it here).
-    let size: FrameSize
+    private(set) var size: FrameSize
     private(set) var pushedCount = 0
     /// Where a `FrameDecoder` keeps what it decodes, for later passes.
     var recording: DecodedFrames?
+    /// The passes that may take the frames over once the consumer stopped (`DecodeSuccession`).
+    var succession: DecodeSuccession?
     /// The consumer took no more frames, and a recording is still being made.
     private(set) var consumerStopped = false
 
@@ -35,8 +39,32 @@ struct FrameOutput {
         size = options.size
     }
 
-    /// A decoder is filling `recording` and it is within its budget.
-    private var isRecording: Bool { recording.map { $0.source != nil && !$0.isCut } ?? false }
+    /// A decoder is filling `recording`, it is within its budget, and a pass may still want it.
+    private var isRecording: Bool {
+        recording.map { $0.source != nil && !$0.isCut } ?? false && !(succession?.isAbandoned ?? false)
+    }
+
+    /// Once the consumer stopped, with the recording intact: the pass waiting to take the frames
+    /// over (`DecodeSuccession`), now the consumer (its queue, its size). The producer then
+    /// queues the recorded pictures for it (`replay`) before the next one.
+    mutating func takeSuccessor() -> Bool {
+        guard consumerStopped, isRecording, let next = succession?.take() else { return false }
+        queue = next.queue
+        size = next.size
+        consumerStopped = false
+        return true
+    }
+
+    /// Queues a recorded picture (already counted) for a consumer that took the frames over.
+    /// False when that consumer stopped too.
+    mutating func replay(_ image: RGBAImage, at places: [FrameSampler.Emission], sourceTime: Double) -> Bool {
+        for place in places where !consumerStopped {
+            if !queue.push(.frame(VideoFrame(image: image, index: place.index, time: place.time / speed, sourceTime: sourceTime))) {
+                consumerStopped = true
+            }
+        }
+        return !consumerStopped
+    }
 
     /// Queues `image` once for each output place it fills. False when output must stop: the
     /// consumer cancelled (and no recording is being made) or `maxFrames` frames have been queued.
