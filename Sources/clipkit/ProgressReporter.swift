@@ -41,7 +41,12 @@ struct ProgressReporter: Sendable {
             measured += String(format: ", SSIMULACRA2 %.1f (5th percentile %.1f)", mean, p5)
         }
         if result.settings.lossy > 0 { measured += ", lossy \(result.settings.lossy)" }
-        if let raised = result.raisedLossy { measured += " (up to \(raised) on later frames)" }
+        switch (result.loweredLossy, result.raisedLossy) {
+        case let (low?, high?): measured += " (\(low)-\(high) on later frames)"
+        case let (low?, nil): measured += " (down to \(low) on later frames)"
+        case let (nil, high?): measured += " (up to \(high) on later frames)"
+        case (nil, nil): break
+        }
         if result.settings.colors < 256 { measured += ", \(result.settings.colors) colours" }
         return summary(result.url, frames: result.frameCount, duration: Double(result.durationCentiseconds) / 100,
                        width: result.width, height: result.height, bytes: result.bytes, extra: measured, seconds: seconds)

@@ -9,7 +9,8 @@ extension Report {
         ssimulacra2 = result.ssimulacra2.map { ($0 * 100).rounded() / 100 }
         ssimulacra2P5 = result.ssimulacra2P5.map { ($0 * 100).rounded() / 100 }
         durationErrorMs = result.durationErrorMilliseconds
-        settings = ["lossy": result.settings.lossy, "lossy_max": result.raisedLossy ?? result.settings.lossy, "colors": result.settings.colors,
+        settings = ["lossy": result.settings.lossy, "lossy_max": result.raisedLossy ?? result.settings.lossy,
+                    "lossy_min": result.loweredLossy ?? result.settings.lossy, "colors": result.settings.colors,
                     "threshold": result.settings.changeThreshold, "palette_error": result.settings.paletteError]
     }
 }

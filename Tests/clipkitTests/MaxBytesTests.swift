@@ -48,7 +48,7 @@ import TestSupport
         #expect(run.status == 0, "\(run.stderr)")
         let bytes = try size(dir.appendingPathComponent("fit.gif"))
         #expect(bytes <= limit)
-        let chosen = run.stdout.firstMatch(of: /"settings":\{"colors":([0-9]+),"lossy":([0-9]+),"lossy_max":[0-9]+,"palette_error":([0-9]+),"threshold":([0-9]+)\}/)
+        let chosen = run.stdout.firstMatch(of: /"settings":\{"colors":([0-9]+),"lossy":([0-9]+),"lossy_max":[0-9]+,"lossy_min":[0-9]+,"palette_error":([0-9]+),"threshold":([0-9]+)\}/)
         let colors = chosen.flatMap { Int($0.1) }, lossy = chosen.flatMap { Int($0.2) }
         let paletteError = chosen.flatMap { Int($0.3) }, threshold = chosen.flatMap { Int($0.4) }
         let level = (80...100).first {
@@ -60,9 +60,9 @@ import TestSupport
         // --quality caps the levels tried; settings given explicitly stay.
         let capped = try CLI.run(["gif", Self.clip.path, "-o", "capped.gif", "--max-bytes", "100MB", "--quality", "60", "--json"], in: dir)
         let sixty = GIFOptions.settings(forQuality: 60)
-        #expect(capped.stdout.contains("\"settings\":{\"colors\":\(sixty.colors),\"lossy\":\(sixty.lossy),\"lossy_max\":\(sixty.lossy),\"palette_error\":\(sixty.paletteError),\"threshold\":\(sixty.changeThreshold)}"), "\(capped.stdout)")
+        #expect(capped.stdout.contains("\"settings\":{\"colors\":\(sixty.colors),\"lossy\":\(sixty.lossy),\"lossy_max\":\(sixty.lossy),\"lossy_min\":\(sixty.lossy),\"palette_error\":\(sixty.paletteError),\"threshold\":\(sixty.changeThreshold)}"), "\(capped.stdout)")
         let fixed = try CLI.run(["gif", Self.clip.path, "-o", "fixed.gif", "--max-bytes", "\(limit)", "--lossy", "25", "--json"], in: dir)
-        #expect(fixed.status == 0 && fixed.stdout.contains("\"lossy\":25,\"lossy_max\":25,"), "\(fixed.stdout)")
+        #expect(fixed.status == 0 && fixed.stdout.contains("\"lossy\":25,\"lossy_max\":25,\"lossy_min\":25,"), "\(fixed.stdout)")
         #expect(try size(dir.appendingPathComponent("fixed.gif")) <= limit)
         // Given at their default values they stay too (they were taken for not given: level 80's
         // lossy 67 and threshold 2 were written).
@@ -95,6 +95,31 @@ import TestSupport
         #expect(raised > level.lossy && raised <= level.lossy * 3 / 2, "\(run.stdout)")
         // The same clip and timing; the frames before the checkpoint (30% of 90) are level 90's
         // exactly, and later ones are not.
+        let fitted = try Decoded.gif(dir.appendingPathComponent("fit.gif"), keep: 90)
+        let reference = try Decoded.gif(dir.appendingPathComponent("q90.gif"), keep: 90)
+        #expect(fitted.delays == reference.delays && fitted.canvases.count == 90)
+        #expect(zip(fitted.canvases, reference.canvases).prefix(27).allSatisfy { $0.pixels == $1.pixels })
+        #expect(zip(fitted.canvases, reference.canvases).dropFirst(27).contains { $0.pixels != $1.pixels })
+    }
+
+    @Test func aLevelALittleUnderTheLimitLandsNearerItWithLessLossyLaterFrames() throws {
+        let dir = Fixture.scratchDirectory()
+        let clip = [Self.clip.path, "--fps", "30"]
+        #expect(try CLI.run(["gif"] + clip + ["-o", "q90.gif", "--quality", "90"], in: dir).status == 0)
+        let q90 = try size(dir.appendingPathComponent("q90.gif"))
+        // Level 90's GIF takes about 91% of the limit: level 90 is written (the first level
+        // tried, within reach), its later frames less lossy, so more of the limit is used.
+        let limit = q90 * 11 / 10
+        let run = try CLI.run(["gif"] + clip + ["-o", "fit.gif", "--max-bytes", "\(limit)", "--json"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        let bytes = try size(dir.appendingPathComponent("fit.gif"))
+        #expect(bytes <= limit && bytes > q90, "\(bytes) bytes for a limit of \(limit) (level 90: \(q90))")
+        let level = GIFOptions.settings(forQuality: 90)
+        let chosen = try #require(run.stdout.firstMatch(of: /"colors":([0-9]+),"lossy":([0-9]+),"lossy_max":([0-9]+),"lossy_min":([0-9]+),/), "\(run.stdout)")
+        #expect(Int(chosen.1) == level.colors && Int(chosen.2) == level.lossy && Int(chosen.3) == level.lossy, "\(run.stdout)")
+        let lowered = try #require(Int(chosen.4))
+        #expect(lowered < level.lossy && lowered >= level.lossy * 2 / 3, "\(run.stdout)")
+        // The frames before the checkpoint (30% of 90) are level 90's exactly, later ones are not.
         let fitted = try Decoded.gif(dir.appendingPathComponent("fit.gif"), keep: 90)
         let reference = try Decoded.gif(dir.appendingPathComponent("q90.gif"), keep: 90)
         #expect(fitted.delays == reference.delays && fitted.canvases.count == 90)

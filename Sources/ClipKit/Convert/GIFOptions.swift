@@ -162,6 +162,9 @@ public struct GIFResult: Sendable {
     /// The highest lossy LZW level later images were written with, when `--max-bytes` raised it
     /// above `settings.lossy` to land under the limit (`LossyRateControl`); nil when it did not.
     public var raisedLossy: Int?
+    /// The lowest lossy LZW level later images were written with, when `--max-bytes` lowered it
+    /// below `settings.lossy` to land nearer the limit (`LossyRateControl`); nil when it did not.
+    public var loweredLossy: Int?
     /// Luma SSIM of what a viewer sees at each output tick against the source frame it stands
     /// for, the mean over ticks (`GIFOptions.measure`); nil when not measured.
     public var ssim: Double?

@@ -35,7 +35,8 @@ enum WriterOutcome {
 /// stops once past `maxBytes` (the GIF cannot fit), and the size projected after every frame once
 /// `checkpoint` of the expected frames are written: more than `overShare` of the limit, it
 /// stops; less than `underShare` at the checkpoint and `mayStopUnder`, it stops too, so that a
-/// higher level can be tried. Within that band, a pass whose lossy LZW `--quality` chose writes
+/// higher level can be tried (less than `LossyRateControl.reachShare` for a rate-controlled pass,
+/// which can lower its later frames' lossy LZW to land within the band). Within that band, a pass whose lossy LZW `--quality` chose writes
 /// its later frames lossier as the projection needs (`LossyRateControl`), to end under the limit.
 /// Decided from the writer's own bytes at fixed frames, so never by timing.
 struct GIFPassWriter: Sendable {
@@ -130,7 +131,9 @@ struct GIFPassWriter: Sendable {
                 }
                 guard let checkpoint, done >= checkpoint else { continue }
                 let over = Double(projected) > Self.overShare * Double(maxBytes)
-                let under = done == checkpoint && mayStopUnder && Double(projected) < Self.underShare * Double(maxBytes)
+                // (A pass whose later frames the control can make less lossy goes on from nearer.)
+                let reach = control == nil ? Self.underShare : LossyRateControl.reachShare
+                let under = done == checkpoint && mayStopUnder && Double(projected) < reach * Double(maxBytes)
                 if over || under { return .missed(probe(writer, bytes: over ? overBy : projected, over: over, complete: false, written: done)) }
                 // Within the band, the later frames are made lossier as the projection needs.
                 if let next = control?.update(projected: projected, bytes: bytes, limit: maxBytes) { writer.lossy = next }
@@ -140,6 +143,7 @@ struct GIFPassWriter: Sendable {
                 var result = try writer.finish(duration: duration, fingerprint: try run.job.fingerprint())
                 result.warnings = warnings
                 if let control, control.highest > control.base { result.raisedLossy = control.highest }
+                if let control, control.lowest < control.base { result.loweredLossy = control.lowest }
                 if let maxBytes = options.maxBytes {
                     // A count that proved wrong (or was missing) made every projection wrong: this
                     // pass's exact size, and the count, go to the search. So does a size far under
