@@ -182,23 +182,27 @@ extension LZWEncoder {
                         guard branches, s != unknown else { continue }
                         let h = colors + s * 4
                         let have = (Int(h[0]), Int(h[1]), Int(h[2]))
-                        let dr = tr - have.0, dg = tg - have.1, db = tb - have.2
+                        // Wrapping arithmetic, truncating conversions: differences of a few
+                        // thousand at most (see `weightedSquare`), a share of at most 12 sixteenths,
+                        // a length within the table (4096).
+                        let dr = tr &- have.0, dg = tg &- have.1, db = tb &- have.2
                         let weighted = Self.weightedSquare(dr, dg, db)
                         guard weighted < fits else { continue }
-                        let rr = want.0 - have.0, rg = want.1 - have.1, rb = want.2 - have.2
+                        let rr = want.0 &- have.0, rg = want.1 &- have.1, rb = want.2 &- have.2
                         guard Self.weightedSquare(rr, rg, rb) < fitsAlone else { continue }
                         let d = ErrorAllowance.scaled(weighted / 3, by: factor, multiplier: multiplier)
-                        nodeLength[c] = Int32(length + 1)
+                        nodeLength[c] = Int32(truncatingIfNeeded: length &+ 1)
                         nodeLoss[c] = Int32(clamping: loss + d)
-                        nodeError[c * 3] = Int32(dr * share / 16); nodeError[c * 3 + 1] = Int32(dg * share / 16)
-                        nodeError[c * 3 + 2] = Int32(db * share / 16)
+                        nodeError[c * 3] = Int32(truncatingIfNeeded: dr &* share / 16)
+                        nodeError[c * 3 + 1] = Int32(truncatingIfNeeded: dg &* share / 16)
+                        nodeError[c * 3 + 2] = Int32(truncatingIfNeeded: db &* share / 16)
                         stack[depth] = UInt16(c)
                         depth += 1
                     }
                     if exact >= 0 {
                         let dr = tr - want.0, dg = tg - want.1, db = tb - want.2
                         exactLoss = loss + ErrorAllowance.scaled(Self.distance(dr, dg, db), by: factor, multiplier: multiplier)
-                        exactError = (dr * share / 16, dg * share / 16, db * share / 16)
+                        exactError = (dr &* share / 16, dg &* share / 16, db &* share / 16)
                     }
                 } else if let code = lookup(node << 8 | wanted) {
                     // Transparent over an unknown canvas: only itself will do.
