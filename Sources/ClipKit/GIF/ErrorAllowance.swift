@@ -40,12 +40,13 @@ struct ErrorAllowance {
     /// ceil(2^34 / d) for each factor d up to `highest` (0 for 0, never used): see `scaled`.
     static let multipliers: [UInt64] = (0...highest).map { $0 == 0 ? 0 : ((1 << 34) + UInt64($0) - 1) / UInt64($0) }
 
-    /// The factor of each contrast below the one that reaches `highest` (past it, `highest`):
-    /// the root over `unitContrast`, in sixteenths, clamped.
+    /// The factor of each weighted squared distance (`LZWEncoder.weightedSquare`, three times the
+    /// contrast before rounding down) below the one that reaches `highest` (past it, `highest`):
+    /// the root of the contrast over `unitContrast`, in sixteenths, clamped.
     static let factorTable: [UInt8] = {
         let top = unitContrast * highest / one
-        return (0..<top * top).map { contrast in
-            let f = Int(Double(contrast).squareRoot() * Double(one) / Double(unitContrast))
+        return (0..<3 * top * top).map { weighted in
+            let f = Int(Double(weighted / 3).squareRoot() * Double(one) / Double(unitContrast))
             return UInt8(min(max(f, lowest), highest))
         }
     }()
@@ -57,71 +58,78 @@ struct ErrorAllowance {
         let n = indices.count
         let width = max(lossy.imageWidth, 1)
         let height = n / width
-        var factors = [UInt8](repeating: UInt8(lowest), count: n)
-        guard height > 0 else { return factors }
-        // Two rows of colours at a time, 4 bytes a pixel (R, G, B, whether known): the row and the
-        // one below it, so the encoder's memory stays a byte a pixel more, whatever the image.
-        var row = [UInt8](repeating: 0, count: width * 4), below = row
+        guard height > 0 else { return [UInt8](repeating: UInt8(lowest), count: n) }
+        // Each index's colour packed in 32 bits: R, G, B, and 1 in the top byte when known
+        // (black past the palette; the transparent index's, what shows through, is read per
+        // pixel from the canvas: unknown without one).
         let palette = lossy.palette
         let paletteCount = palette.count / 3
         let transparent = lossy.transparentIndex ?? -1
-        func fill(_ out: inout [UInt8], row y: Int) {
+        let canvas = lossy.canvas
+        var packed = [UInt32](repeating: 1 << 24, count: 256)
+        for i in 0..<min(paletteCount, 256) {
+            packed[i] = UInt32(palette[i * 3]) | UInt32(palette[i * 3 + 1]) << 8 | UInt32(palette[i * 3 + 2]) << 16 | 1 << 24
+        }
+        let seeThrough = (0..<256).contains(transparent)
+        if seeThrough, canvas == nil { packed[transparent] = 0 }
+        let colors = packed
+        // Two rows of packed colours at a time: the row and the one below it, so the encoder's
+        // memory stays a byte a pixel more, whatever the image; the largest weighted distance
+        // of each pixel of the row to the one below (what the row below has above it).
+        let rows = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * width)
+        let above = UnsafeMutablePointer<Int>.allocate(capacity: width)
+        defer { rows.deallocate(); above.deallocate() }
+        above.initialize(repeating: 0, count: width)
+        func fill(_ out: UnsafeMutablePointer<UInt32>, row y: Int) {
+            let indexRow = indices.baseAddress! + y * width
+            colors.withUnsafeBufferPointer { colors in
+                for x in 0..<width { out[x] = colors[Int(indexRow[x] & mask)] }
+            }
+            guard seeThrough, let canvas else { return }
             let canvasRow = ((lossy.top + y) * lossy.canvasWidth + lossy.left) * 3
-            let canvas = lossy.canvas
-            out.withUnsafeMutableBufferPointer { out in
-                let indexRow = indices.baseAddress! + y * width
-                for x in 0..<width {
-                    let i = Int(indexRow[x] & mask)
-                    let p = x &* 4
-                    if i == transparent {
-                        if let canvas {
-                            let o = canvasRow &+ x &* 3
-                            out[p] = canvas[o]; out[p &+ 1] = canvas[o &+ 1]; out[p &+ 2] = canvas[o &+ 2]; out[p &+ 3] = 1
-                        } else {
-                            out[p] = 0; out[p &+ 1] = 0; out[p &+ 2] = 0; out[p &+ 3] = 0
-                        }
-                    } else if i < paletteCount {
-                        out[p] = palette[i &* 3]; out[p &+ 1] = palette[i &* 3 &+ 1]; out[p &+ 2] = palette[i &* 3 &+ 2]; out[p &+ 3] = 1
-                    } else {
-                        out[p] = 0; out[p &+ 1] = 0; out[p &+ 2] = 0; out[p &+ 3] = 1
-                    }
-                }
+            for x in 0..<width where Int(indexRow[x] & mask) == transparent {
+                let o = canvasRow + x * 3
+                out[x] = UInt32(canvas[o]) | UInt32(canvas[o + 1]) << 8 | UInt32(canvas[o + 2]) << 16 | 1 << 24
             }
         }
-        // The distance between two pixels' colours (0 when either is unknown).
-        @inline(__always) func distance(_ a: UnsafeBufferPointer<UInt8>, _ i: Int, _ b: UnsafeBufferPointer<UInt8>, _ j: Int) -> Int {
-            guard a[i + 3] & b[j + 3] != 0 else { return 0 }
-            return LZWEncoder.distance(Int(a[i]) - Int(b[j]), Int(a[i + 1]) - Int(b[j + 1]), Int(a[i + 2]) - Int(b[j + 2]))
+        // The weighted squared distance between two pixels' colours (0 when either is unknown).
+        // Wrapping arithmetic: differences of bytes, at most 9 * 255² in all.
+        @inline(__always) func weighted(_ a: UInt32, _ b: UInt32) -> Int {
+            guard (a & b) >> 24 != 0 else { return 0 }
+            let dr = Int(a & 0xFF) &- Int(b & 0xFF), dg = Int(a >> 8 & 0xFF) &- Int(b >> 8 & 0xFF)
+            let db = Int(a >> 16 & 0xFF) &- Int(b >> 16 & 0xFF)
+            return LZWEncoder.weightedSquare(dr, dg, db)
         }
         // Each pair of neighbours once: the distance to the right and to the pixel below; a
-        // pixel's contrast is the largest of its (up to) four. (Unsafe buffers, a table for the
-        // root: this pass was 6% of a lossy encode's time with the root and checked subscripts.
-        // Row y of `indices` and of `factors` lies within them: y < height = n / width.)
-        var above = [Int](repeating: 0, count: width)
+        // pixel's contrast is the largest of its (up to) four, and the table is indexed by the
+        // weighted distance (rounding down the largest is the largest rounded down). (Packed
+        // colours, unsafe buffers, a table for the root: this pass was 6% of a lossy encode's
+        // time with the root and checked subscripts, 4% with four bytes a pixel and a division per
+        // neighbour. Row y of `indices` and of `factors` lies within them: y < height = n / width.)
         let table = Self.factorTable
-        fill(&row, row: 0)
-        for y in 0..<height {
-            if y + 1 < height { fill(&below, row: y + 1) }
-            let hasBelow = y + 1 < height
-            row.withUnsafeBufferPointer { here in
-                below.withUnsafeBufferPointer { next in
-                    above.withUnsafeMutableBufferPointer { above in
-                        factors.withUnsafeMutableBufferPointer { factors in
-                            let out = factors.baseAddress! + y * width
-                            var left = 0
-                            for x in 0..<width {
-                                let right = x + 1 < width ? distance(here, x &* 4, here, x &* 4 &+ 4) : 0
-                                let down = hasBelow ? distance(here, x &* 4, next, x &* 4) : 0
-                                let contrast = max(max(left, right), max(above[x], down))
-                                above[x] = down
-                                left = right
-                                out[x] = contrast < table.count ? table[contrast] : UInt8(highest)
-                            }
-                        }
+        var here = rows, next = rows + width
+        fill(here, row: 0)
+        let factors = [UInt8](unsafeUninitializedCapacity: n) { out, count in
+            table.withUnsafeBufferPointer { table in
+                for y in 0..<height {
+                    let hasBelow = y + 1 < height
+                    if hasBelow { fill(next, row: y + 1) }
+                    let row = out.baseAddress! + y * width
+                    var left = 0
+                    for x in 0..<width {
+                        let right = x + 1 < width ? weighted(here[x], here[x + 1]) : 0
+                        let down = hasBelow ? weighted(here[x], next[x]) : 0
+                        let contrast = max(max(left, right), max(above[x], down))
+                        above[x] = down
+                        left = right
+                        row[x] = contrast < table.count ? table[contrast] : UInt8(highest)
                     }
+                    swap(&here, &next)
                 }
+                // Pixels past the last full row (none when n is a multiple of the width).
+                for i in height * width..<n { out[i] = UInt8(lowest) }
             }
-            swap(&row, &below)
+            count = n
         }
         return factors
     }

@@ -15,16 +15,21 @@ extension LZWEncoder {
         let canvasWidth = lossy.canvasWidth
         let imageWidth = max(1, lossy.imageWidth)
 
-        // The colour index `i` shows at canvas offset `o` (RGB of the palette, or what shows
-        // through a transparent pixel); nil when it cannot be known.
-        @inline(__always) func color(_ i: Int, _ o: Int) -> (Int, Int, Int)? {
-            if i == transparent {
-                guard let canvas else { return nil }
-                return (Int(canvas[o]), Int(canvas[o + 1]), Int(canvas[o + 2]))
+        // The RGB of each index (`colors`); the transparent one's, what shows through it, is
+        // written from the canvas before each read (`seeThrough`: nil when no index is
+        // transparent or the canvas is unknown). `unknown` is the index whose colour cannot be
+        // known: the transparent one over an unknown canvas (else none, -1).
+        let colors = self.colors
+        for i in 0..<256 {
+            let p = colors + i * 4
+            if i < paletteCount {
+                p[0] = Int32(palette[i * 3]); p[1] = Int32(palette[i * 3 + 1]); p[2] = Int32(palette[i * 3 + 2])
+            } else {
+                p[0] = 0; p[1] = 0; p[2] = 0
             }
-            guard i < paletteCount else { return (0, 0, 0) }
-            return (Int(palette[i * 3]), Int(palette[i * 3 + 1]), Int(palette[i * 3 + 2]))
         }
+        let seeThrough = (0..<256).contains(transparent) ? canvas : nil
+        let unknown = canvas == nil ? transparent : -1
         // Canvas offset of the image's pixel `position`.
         @inline(__always) func canvasOffset(_ position: Int) -> Int {
             guard canvas != nil else { return 0 }
@@ -49,7 +54,8 @@ extension LZWEncoder {
                 startX + k < imageWidth ? startOffset + 3 * k : canvasOffset(start + k)
             }
             let (best, length) = factors.withUnsafeBufferPointer { factors in
-                bestString(from: start, indices: indices, mask: mask, bound: bound, factors: factors, color: color,
+                bestString(from: start, indices: indices, mask: mask, bound: bound, factors: factors,
+                           seeThrough: seeThrough, transparent: transparent, unknown: unknown,
                            offset: stringOffset, diffusion: diffusion)
             }
             // Write it: what each of its pixels shows, and its code.
@@ -64,21 +70,22 @@ extension LZWEncoder {
                     // Its error, passed on (read before the canvas takes what it shows).
                     diffusion.enter(position)
                     let wanted = Int(indices[position] & mask)
-                    if let want = color(wanted, o), let have = i == wanted ? want : color(i, o) {
+                    if wanted != unknown, i != unknown {
+                        if let seeThrough { setTransparentColor(transparent, from: seeThrough, at: o) }
+                        let want = colors + wanted * 4, have = colors + i * 4
                         let inherited = diffusion.inherited(position)
-                        diffusion.spread((want.0 + inherited.0 - have.0, want.1 + inherited.1 - have.1, want.2 + inherited.2 - have.2),
-                                         at: position)
+                        diffusion.spread((Int(want[0]) + inherited.0 - Int(have[0]), Int(want[1]) + inherited.1 - Int(have[1]),
+                                          Int(want[2]) + inherited.2 - Int(have[2])), at: position)
                     } else {
                         diffusion.spread(nil, at: position)
                     }
                 }
                 lossy.shown?[position] = path[k]
                 if let canvas, i != transparent {
-                    if i < paletteCount {
-                        canvas[o] = palette[i * 3]; canvas[o + 1] = palette[i * 3 + 1]; canvas[o + 2] = palette[i * 3 + 2]
-                    } else {
-                        canvas[o] = 0; canvas[o + 1] = 0; canvas[o + 2] = 0
-                    }
+                    // Not the transparent index: its palette colour (or black), 0-255.
+                    let shows = colors + i * 4
+                    canvas[o] = UInt8(truncatingIfNeeded: shows[0]); canvas[o + 1] = UInt8(truncatingIfNeeded: shows[1])
+                    canvas[o + 2] = UInt8(truncatingIfNeeded: shows[2])
                 }
             }
             try output(best, emit)
@@ -114,7 +121,8 @@ extension LZWEncoder {
     /// bound pixel by pixel, and inversely each pixel's error in the score (`ErrorAllowance`).
     @inline(__always)
     private func bestString(from start: Int, indices: UnsafeBufferPointer<UInt8>, mask: UInt8, bound: Int,
-                            factors: UnsafeBufferPointer<UInt8>, color: (Int, Int) -> (Int, Int, Int)?, offset: (Int) -> Int,
+                            factors: UnsafeBufferPointer<UInt8>, seeThrough: UnsafeMutablePointer<UInt8>?,
+                            transparent: Int, unknown: Int, offset: (Int) -> Int,
                             diffusion: borrowing LossyDiffusion) -> (code: Int, length: Int) {
         let n = indices.count
         let root = Int(indices[start] & mask)
@@ -127,6 +135,7 @@ extension LZWEncoder {
         // x, floor(x / 3) <= b exactly when x < 3 * b + 3.
         let one = ErrorAllowance.one
         let multipliers = self.multipliers
+        let colors = self.colors
         var depth = 0
         var visits = 0
         // The string being looked at: its code, length, summed error and carried error.
@@ -158,8 +167,10 @@ extension LZWEncoder {
                 let pixelBound = bound * factor / one
                 let fits = 3 * pixelBound + 3, fitsAlone = 6 * pixelBound + 3
                 let wanted = Int(indices[t] & mask)
-                let o = offset(length)
-                if let want = color(wanted, o) {
+                if wanted != unknown {
+                    if let seeThrough { setTransparentColor(transparent, from: seeThrough, at: offset(length)) }
+                    let wantColor = colors + wanted * 4
+                    let want = (Int(wantColor[0]), Int(wantColor[1]), Int(wantColor[2]))
                     let v = above[length]
                     let tr = want.0 + er + v.0, tg = want.1 + eg + v.1, tb = want.2 + eb + v.2
                     var child = firstChild[node]
@@ -168,24 +179,30 @@ extension LZWEncoder {
                         let s = Int(suffix[c])
                         child = nextSibling[c]
                         if s == wanted { exact = c; continue }
-                        guard branches, let have = color(s, o) else { continue }
-                        let dr = tr - have.0, dg = tg - have.1, db = tb - have.2
+                        guard branches, s != unknown else { continue }
+                        let h = colors + s * 4
+                        let have = (Int(h[0]), Int(h[1]), Int(h[2]))
+                        // Wrapping arithmetic, truncating conversions: differences of a few
+                        // thousand at most (see `weightedSquare`), a share of at most 12 sixteenths,
+                        // a length within the table (4096).
+                        let dr = tr &- have.0, dg = tg &- have.1, db = tb &- have.2
                         let weighted = Self.weightedSquare(dr, dg, db)
                         guard weighted < fits else { continue }
-                        let rr = want.0 - have.0, rg = want.1 - have.1, rb = want.2 - have.2
+                        let rr = want.0 &- have.0, rg = want.1 &- have.1, rb = want.2 &- have.2
                         guard Self.weightedSquare(rr, rg, rb) < fitsAlone else { continue }
                         let d = ErrorAllowance.scaled(weighted / 3, by: factor, multiplier: multiplier)
-                        nodeLength[c] = Int32(length + 1)
+                        nodeLength[c] = Int32(truncatingIfNeeded: length &+ 1)
                         nodeLoss[c] = Int32(clamping: loss + d)
-                        nodeError[c * 3] = Int32(dr * share / 16); nodeError[c * 3 + 1] = Int32(dg * share / 16)
-                        nodeError[c * 3 + 2] = Int32(db * share / 16)
+                        nodeError[c * 3] = Int32(truncatingIfNeeded: dr &* share / 16)
+                        nodeError[c * 3 + 1] = Int32(truncatingIfNeeded: dg &* share / 16)
+                        nodeError[c * 3 + 2] = Int32(truncatingIfNeeded: db &* share / 16)
                         stack[depth] = UInt16(c)
                         depth += 1
                     }
                     if exact >= 0 {
                         let dr = tr - want.0, dg = tg - want.1, db = tb - want.2
                         exactLoss = loss + ErrorAllowance.scaled(Self.distance(dr, dg, db), by: factor, multiplier: multiplier)
-                        exactError = (dr * share / 16, dg * share / 16, db * share / 16)
+                        exactError = (dr &* share / 16, dg &* share / 16, db &* share / 16)
                     }
                 } else if let code = lookup(node << 8 | wanted) {
                     // Transparent over an unknown canvas: only itself will do.
@@ -208,6 +225,13 @@ extension LZWEncoder {
             er = Int(nodeError[node * 3]); eg = Int(nodeError[node * 3 + 1]); eb = Int(nodeError[node * 3 + 2])
         }
         return (best, bestLength)
+    }
+
+    /// Makes the transparent index's entry of `colors` what shows through at canvas offset `o`.
+    @inline(__always)
+    private func setTransparentColor(_ transparent: Int, from canvas: UnsafeMutablePointer<UInt8>, at o: Int) {
+        let p = colors + transparent * 4
+        p[0] = Int32(canvas[o]); p[1] = Int32(canvas[o + 1]); p[2] = Int32(canvas[o + 2])
     }
 
     /// The squared distance of a colour difference, weighted 3:4:2 as `Palette.distance` is and

@@ -26,6 +26,10 @@ final class LZWEncoder {
     let path: UnsafeMutablePointer<UInt8>
     /// `ErrorAllowance.multipliers`, held here: the search reads one for every pixel it visits.
     let multipliers: UnsafeMutablePointer<UInt64>
+    /// For the lossy search: the RGB of each of the 256 indices, 4 entries apart (black past the
+    /// palette, as the viewer shows it), filled per image; the transparent index's entry is
+    /// what shows through at the pixel being looked at, written before each use.
+    let colors: UnsafeMutablePointer<Int32>
 
     /// How many pixels of length a string's summed squared error (carried error included) of
     /// `bound` costs in the search. Measured with bench/rd_eval.py on its four clips (720p, 1080p,
@@ -61,6 +65,8 @@ final class LZWEncoder {
         path = .allocate(capacity: 4096)
         multipliers = .allocate(capacity: ErrorAllowance.multipliers.count)
         multipliers.initialize(from: ErrorAllowance.multipliers, count: ErrorAllowance.multipliers.count)
+        colors = .allocate(capacity: 256 * 4)
+        colors.initialize(repeating: 0, count: 256 * 4)
     }
 
     deinit {
@@ -75,6 +81,7 @@ final class LZWEncoder {
         stack.deallocate()
         path.deallocate()
         multipliers.deallocate()
+        colors.deallocate()
     }
 
     /// The minimum code size giflib writes for a colour table of `tableSize` entries (a power of two).
