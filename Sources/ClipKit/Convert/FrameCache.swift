@@ -9,7 +9,8 @@
 /// bytes (`Limits.maxMemory` / 5, at most 192 MiB, and 384 MiB for all inputs at once: memory is
 /// bounded by the limits, never by the clip's length or the core count; a 3 s 1080p cut at 10 fps
 /// takes about 100 MB, 10 s of 720p about 150 MB); the passes after it, at any
-/// size, scale those pictures (`DecodedFramesReplay`) and open no decoder. The frames are the
+/// size, scale those pictures (`DecodedFramesReplay`) and open no decoder; the one right after
+/// a pass that stopped early takes them over while that decode goes on (`FitDecode`). The frames are the
 /// decoder's own, scaled the same way, so every pass writes the bytes it would have written
 /// without the cache. GIF and PNG inputs are decoded by every pass, as before.
 final class FrameCache: Sendable {
