@@ -21,6 +21,15 @@ import TestSupport
         return all
     }
 
+    /// An output whose consumer has already stopped, recording into a fresh `DecodedFrames`.
+    func recordingWithoutConsumer(_ read: FrameReadOptions) -> FrameOutput {
+        let stopped = BoundedQueue<StreamMessage<VideoFrame>>(capacity: 2)
+        stopped.cancel()
+        var output = FrameOutput(queue: stopped, options: read)
+        output.recording = DecodedFrames(budget: 64 << 20)
+        return output
+    }
+
     func describe(_ messages: [StreamMessage<VideoFrame>]) -> [String] {
         messages.map { message in
             switch message {
@@ -70,11 +79,8 @@ import TestSupport
     @Test func aConsumerThatStopsEarlyStillLeavesAWholeRecording() throws {
         let url = Fixture.url("video/motion.mp4")
         let read = FrameReadOptions(fps: 10, size: .width(160))
-        let queue = BoundedQueue<StreamMessage<VideoFrame>>(capacity: 2)
-        queue.cancel()
-        var output = FrameOutput(queue: queue, options: read)
-        let recording = DecodedFrames(budget: 64 << 20)
-        output.recording = recording
+        var output = recordingWithoutConsumer(read)
+        let recording = try #require(output.recording)
         try VideoReader(url: url).makeProducer(options: read).run(into: &output)
         #expect(recording.isComplete)
         #expect(recording.pictures.count == 30)
@@ -87,11 +93,8 @@ import TestSupport
     func passesThatTakeTheDecodeOverGetEveryFrame(_ name: String) throws {
         let url = Fixture.url("video/\(name)")
         var read = FrameReadOptions(fps: 10, size: .width(160))
-        let stopped = BoundedQueue<StreamMessage<VideoFrame>>(capacity: 2)
-        stopped.cancel()
-        var output = FrameOutput(queue: stopped, options: read)
-        let recording = DecodedFrames(budget: 64 << 20)
-        output.recording = recording
+        var output = recordingWithoutConsumer(read)
+        let recording = try #require(output.recording)
         let succession = DecodeSuccession()
         output.succession = succession
         // The first successor stops after 4 frames; the second takes over from there.
@@ -132,11 +135,8 @@ import TestSupport
     @Test func aProducerThatKeepsNoPicturesStopsWithItsConsumer() throws {
         let url = Fixture.url("gif/local_palettes.gif")
         let read = FrameReadOptions(size: .width(32))
-        let queue = BoundedQueue<StreamMessage<VideoFrame>>(capacity: 2)
-        queue.cancel()
-        var output = FrameOutput(queue: queue, options: read)
-        let recording = DecodedFrames(budget: 64 << 20)
-        output.recording = recording
+        var output = recordingWithoutConsumer(read)
+        let recording = try #require(output.recording)
         // It stops at its first frame, which nobody took: "no frames" (a producer that decoded on
         // for the recording would count every frame and end normally).
         var stopped = false
