@@ -40,7 +40,7 @@ extension ConversionRun {
                 palette = Quantizer(maxColors: options.colorsBesideTransparent, errorTarget: Double(options.paletteError))
                     .palette(for: histogram)
             }
-            if let fit, let started = fit.current {
+            if let fit, let started = fit.live {
                 // The fit's decode, while it goes on: its frames from the first, at this pass's size.
                 (read.queueCapacity, _) = try recordingQueueCapacity(info: started.info, options: options, path: url.path,
                                                                      stages: outputs.gif != nil)

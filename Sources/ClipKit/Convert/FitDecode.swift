@@ -35,8 +35,11 @@ final class FitDecode: Sendable {
         started.store(decode)
     }
 
-    /// The decode, when one was started for the same frames as `read` (at any size).
+    /// The decode a pass started (ended or not).
     var current: Started? { started.withLock { $0 } }
+
+    /// The decode while it goes on (a pass may take its frames over); nil once it has ended.
+    var live: Started? { succession.isDecoding ? current : nil }
 
     /// A queue of `capacity` frames (made by the pass's `pipeline`, cancelled when the pass
     /// ends) that the decode feeds from the first frame on at `read`'s size; nil when it has

@@ -74,6 +74,9 @@ final class DecodeSuccession: Sendable {
 
     var isAbandoned: Bool { state.withLock { $0.abandoned } }
 
+    /// The decode has not ended: a pass may still take its frames over.
+    var isDecoding: Bool { state.withLock { !$0.ended } }
+
     /// A pass is waiting for the decoder to take its queue (for tests that must attach first).
     var isWaiting: Bool { state.withLock { $0.waiting != nil } }
 }
