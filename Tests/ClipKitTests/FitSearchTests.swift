@@ -162,4 +162,59 @@ import Testing
         one.record(FitProbe(bytes: 40_096, width: 109, height: 82, over: false, complete: true), at: 109)
         #expect(one.next().map { $0 < 125 } == true)
     }
+
+    @Test func aGuessFromBelowThatCameOutOverHalvesTheGap() {
+        // fps60.mkv (64x48) at a quarter of its default's size, 16 px wide, the levels under 80,
+        // every pass run to its end or to the limit: the curve is far steeper from 34 to 46 than
+        // from 1 to 34, so each guess from the two below (34 and 1) came out over, one level
+        // lower each time (46, 45, 44), and the passes ran out at 34: 80% of the limit.
+        var lower = FitSearch.levels(below: FitSearch.floor, limit: 1_813)!
+        #expect(lower.next() == 1)
+        lower.record(FitProbe(bytes: 614, width: 16, height: 12, over: false, complete: true), at: 1)
+        lower.record(FitProbe(bytes: 2_116, width: 16, height: 12, over: true, complete: false, pastLimit: true), at: 46)
+        lower.record(FitProbe(bytes: 1_456, width: 16, height: 12, over: false, complete: true), at: 34)
+        lower.record(FitProbe(bytes: 2_106, width: 16, height: 12, over: true, complete: false, pastLimit: true), at: 45)
+        // Halfway between 34 and 45 on the curve's coordinate, not 44.
+        let next = lower.next()
+        #expect(next.map { (38...41).contains($0) } == true, "\(String(describing: next))")
+        // A guess that came out under is followed by another guess, not a halving.
+        var up = FitSearch.levels(below: FitSearch.floor, limit: 1_813)!
+        up.record(FitProbe(bytes: 614, width: 16, height: 12, over: false, complete: true), at: 1)
+        up.record(FitProbe(bytes: 2_116, width: 16, height: 12, over: true, complete: false, pastLimit: true), at: 46)
+        up.record(FitProbe(bytes: 1_456, width: 16, height: 12, over: false, complete: true), at: 34)
+        #expect(up.next().map { $0 > 41 } == true)
+    }
+
+    @Test(arguments: [1.5, 2.4, 4.0])
+    func aCurveSteeperNearTheLimitStillLandsNearIt(steepness: Double) {
+        // Bytes from level 1 to 34 as the median clip's, steeper above 34; exact passes (each
+        // runs to its end, or stops past the limit), as the levels under the floor are run.
+        let c1 = FitSearch.logSize(1), c34 = FitSearch.logSize(34)
+        let size: (Int) -> Int = { level in
+            let c = FitSearch.logSize(level)
+            return Int(c <= c34 ? 614 * exp(1.02 * (c - c1)) : 1_456 * exp(steepness * (c - c34)))
+        }
+        for limit in stride(from: 1_500, through: 2_400, by: 100) {
+            var lower = FitSearch.levels(below: FitSearch.floor, limit: limit)!
+            var tried: [Int] = [], written: Int?
+            while let level = lower.next(), tried.count < 12 {
+                tried.append(level)
+                let bytes = size(level)
+                if bytes > limit {
+                    lower.record(FitProbe(bytes: bytes, width: 16, height: 12, over: true, complete: false, pastLimit: true), at: level)
+                } else if level != lower.settled, lower.mayStopUnder(at: level), Double(bytes) < GIFPassWriter.underShare * Double(limit) {
+                    lower.record(FitProbe(bytes: bytes, width: 16, height: 12, over: false, complete: true), at: level)
+                } else {
+                    written = level
+                    break
+                }
+            }
+            let level = try! #require(written, "limit \(limit): \(tried)")
+            // Near the limit within the passes, each level tried once (a settled one is written
+            // again). Guessing from below alone ended as low as half of it: 18 after 1, 77, 18,
+            // 75, 74 (the passes out) at 2,300 B, where level 40 was at 77%.
+            #expect(size(level) <= limit && size(level) * 10 >= limit * 8, "limit \(limit): \(level) at \(size(level)) B after \(tried)")
+            #expect(Set(tried).count == tried.count || tried.last == lower.settled, "\(tried)")
+        }
+    }
 }

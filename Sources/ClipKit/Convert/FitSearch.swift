@@ -54,10 +54,12 @@ struct FitSearch {
     }
 
     /// The levels below `floor` (the levels' bottom) down to 1, from 1 up: the last resort at
-    /// the narrowest width. nil when there are none.
+    /// the narrowest width, `exactPasses` of them (each a picture a few dozen pixels wide, run
+    /// to its end: the curve there is the clip's own, often far from the median's). nil when
+    /// there are none.
     static func levels(below floor: Int, limit: Int) -> FitSearch? {
         guard floor > 1 else { return nil }
-        return FitSearch(limit: limit, top: floor - 1, bottom: 1, start: 1, coordinate: logSize, nominalSlope: 1, maxPasses: 5)
+        return FitSearch(limit: limit, top: floor - 1, bottom: 1, start: 1, coordinate: logSize, nominalSlope: 1, maxPasses: exactPasses)
     }
 
     /// The widths below the one whose GIF was `over` (recorded as the first probe): odd ones
@@ -191,6 +193,14 @@ struct FitSearch {
             settled = under.value
             return under.value
         }
+        if let under, let last = probes.last, last.value == over.value, last.probe.over {
+            // The last guess came out over (from the highest value under, or halving the gap):
+            // halve the gap in the curve's coordinate, instead of guessing again from below,
+            // which crept down a value at a time where the curve is steeper than the guess took
+            // it to be.
+            let middle = (coordinate(under.value) + coordinate(over.value)) / 2
+            return highest(in: low + 1...over.value - 1, atOrUnder: middle)
+        }
         if !over.probe.complete, let (high, low) = twoHighestComplete(under: over.value) {
             // The lowest over stopped early (its bytes a projection, which a clip calm after its
             // start puts far over): the slope of the two highest passes that ran to their end
@@ -230,7 +240,12 @@ struct FitSearch {
     /// The highest value in `range` that `allows` predicted at or under the aim, from `bytes`
     /// at `value` (the lowest allowed of the range when none is; the range holds one).
     private func highest(in range: ClosedRange<Int>, from value: Int, _ bytes: Int, slope: Double) -> Int {
-        let wanted = coordinate(value) + (log(Self.aim * Double(limit)) - log(Double(max(bytes, 1)))) / max(slope, 0.1)
+        highest(in: range, atOrUnder: coordinate(value) + (log(Self.aim * Double(limit)) - log(Double(max(bytes, 1)))) / max(slope, 0.1))
+    }
+
+    /// The highest value in `range` that `allows` whose coordinate is at or under `wanted` (the
+    /// lowest allowed of the range when none is; the range holds one).
+    private func highest(in range: ClosedRange<Int>, atOrUnder wanted: Double) -> Int {
         // Monotone in the value: bisect for the last value at or under `wanted`.
         var (lo, hi) = (range.lowerBound, range.upperBound)
         while lo < hi {
