@@ -34,6 +34,20 @@ import TestSupport
         #expect(try VideoReader(url: Fixture.url("video/vp9.webm")).info.codec == "vp9")
     }
 
+    @Test func aDecodedPictureIsSizedByItsPixelFormat() throws {
+        // 4:2:0: 1.5 bytes a pixel, twice that at 10 bits; RGB with alpha, 4; a palette, 1.
+        let counter = try VideoReader(url: Fixture.url("video/counter.mp4")).info
+        #expect(counter.pixelFormat == "yuv420p" && counter.decodedPictureBytes == counter.codedWidth * counter.codedHeight * 3 / 2)
+        let hevc = try VideoReader(url: Fixture.url("video/hevc10.mp4")).info
+        #expect(hevc.pixelFormat == "yuv420p10le" && hevc.decodedPictureBytes == hevc.codedWidth * hevc.codedHeight * 3)
+        let argb = try VideoReader(url: Fixture.url("video/alpha.mov")).info
+        #expect(argb.pixelFormat == "argb" && argb.decodedPictureBytes == 96 * 64 * 4)
+        let palette = try VideoReader(url: Fixture.url("video/palette_raw.avi")).info
+        #expect(palette.pixelFormat == "pal8" && palette.decodedPictureBytes == 48 * 32)
+        let rgb = try VideoReader(url: Fixture.url("video/tall_png.mkv")).info
+        #expect(rgb.pixelFormat == "rgb24" && rgb.decodedPictureBytes == 16 * 17_000 * 3)
+    }
+
     @Test func everyFrameInOrderWithTimes() throws {
         let (frames, duration) = try frames("counter.mp4", FrameReadOptions())
         #expect(frames.count == 120)

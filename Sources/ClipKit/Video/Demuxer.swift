@@ -119,8 +119,10 @@ final class Demuxer {
         }
         let pixelFormat = AVPixelFormat(rawValue: parameters.format)
         var formatName = "unknown", bitDepth = 8, hasAlpha = false
+        var bytesPer64Pixels: Int?
         if let descriptor = av_pix_fmt_desc_get(pixelFormat) {
             formatName = String(cString: descriptor.pointee.name)
+            bytesPer64Pixels = Demuxer.bytesPer64Pixels(descriptor.pointee)
             bitDepth = Int(descriptor.pointee.comp.0.depth)
             hasAlpha = descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
         }
@@ -128,12 +130,14 @@ final class Demuxer {
         if decoder != codec {
             hasAlpha = true
             if formatName == "yuv420p" { formatName = "yuva420p" }
+            // libvpx's alpha plane: 8 bits a pixel more.
+            bytesPer64Pixels = bytesPer64Pixels.map { $0 + 64 }
         }
         var hasAudio = false
         for i in 0..<Int(context.pointee.nb_streams) where context.pointee.streams[i]!.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO {
             hasAudio = true
         }
-        info = VideoInfo(
+        var read = VideoInfo(
             container: String(cString: context.pointee.iformat.pointee.name),
             codec: String(cString: avcodec_get_name(parameters.codec_id)),
             codedWidth: Int(parameters.width), codedHeight: Int(parameters.height),
@@ -147,6 +151,8 @@ final class Demuxer {
             colorTransfer: Demuxer.name(av_color_transfer_name(parameters.color_trc), unless: parameters.color_trc == AVCOL_TRC_UNSPECIFIED),
             colorMatrix: Demuxer.name(av_color_space_name(parameters.color_space), unless: parameters.color_space == AVCOL_SPC_UNSPECIFIED),
             colorRange: Demuxer.name(av_color_range_name(parameters.color_range), unless: parameters.color_range == AVCOL_RANGE_UNSPECIFIED))
+        read.decodedBytesPer64Pixels = bytesPer64Pixels
+        info = read
     }
 
     var stream: UnsafeMutablePointer<AVStream> { format.pointee.streams[Int(streamIndex)]! }
@@ -265,4 +271,24 @@ func ffmpegMessage(_ code: Int32) -> String {
 
 extension AVRational {
     var seconds: Double { den == 0 ? 0 : Double(num) / Double(den) }
+}
+
+extension Demuxer {
+    /// `VideoInfo.decodedBytesPer64Pixels` for a pixel format's descriptor.
+    static func bytesPer64Pixels(_ descriptor: AVPixFmtDescriptor) -> Int? {
+        let count = Int(descriptor.nb_components)
+        guard (1...4).contains(count) else { return nil }
+        let components = [descriptor.comp.0, descriptor.comp.1, descriptor.comp.2, descriptor.comp.3]
+        let isRGB = descriptor.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0
+        // Chroma is components 1 and 2 of a YUV format, subsampled by 2^log2 each way.
+        let chromaShift = Int(descriptor.log2_chroma_w) + Int(descriptor.log2_chroma_h)
+        guard (0...4).contains(chromaShift) else { return nil }
+        var bytes = 0
+        for (i, component) in components.prefix(count).enumerated() {
+            let sample = (Int(component.depth) + 7) / 8
+            let chroma = !isRGB && count >= 3 && (i == 1 || i == 2)
+            bytes += (64 * sample) >> (chroma ? chromaShift : 0)
+        }
+        return bytes > 0 ? bytes : nil
+    }
 }

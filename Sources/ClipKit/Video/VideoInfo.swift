@@ -51,9 +51,18 @@ public struct VideoInfo: Sendable, Equatable {
     public var width: Int { rotation.outputSize(width: displayWidth, height: codedHeight).width }
     public var height: Int { rotation.outputSize(width: displayWidth, height: codedHeight).height }
 
-    /// About what one decoded 4:2:0 picture takes (a decoder's buffers add 2-3% of padding).
+    /// Bytes a decoded picture takes per 64 pixels, from the pixel format (`Demuxer`): each
+    /// component's samples (chroma subsampled as the format says) at whole bytes each, e.g. 96
+    /// for yuv420p, 384 for yuv444p10le, 256 for argb; nil when unknown (then taken as 4:2:0).
+    var decodedBytesPer64Pixels: Int?
+
+    /// About what one decoded picture takes (a decoder's buffers add 2-3% of padding): by the
+    /// pixel format's components, their subsampling and depth. (4:2:0 was assumed for every
+    /// format before: a 4:4:4 10-bit or an RGBA picture is 2-2.7 times that, so the decoder's
+    /// threads and the pictures kept, sized from `--max-memory`, could take that much more.)
     var decodedPictureBytes: Int {
-        codedWidth * codedHeight * 3 / 2 * (bitDepth > 8 ? 2 : 1)
+        let per64 = decodedBytesPer64Pixels ?? 96 * (bitDepth > 8 ? 2 : 1)
+        return (codedWidth * codedHeight * per64 + 63) / 64
     }
 
     public static func == (a: VideoInfo, b: VideoInfo) -> Bool {
