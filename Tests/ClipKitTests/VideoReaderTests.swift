@@ -46,6 +46,12 @@ import TestSupport
         #expect(palette.pixelFormat == "pal8" && palette.decodedPictureBytes == 48 * 32)
         let rgb = try VideoReader(url: Fixture.url("video/tall_png.mkv")).info
         #expect(rgb.pixelFormat == "rgb24" && rgb.decodedPictureBytes == 16 * 17_000 * 3)
+        // A header's largest sizes at 8 bytes a pixel: more than any budget, not a trap.
+        var huge = VideoInfo(container: "mov", codec: "prores", codedWidth: Int(Int32.max), codedHeight: Int(Int32.max),
+                             rotation: .identity, duration: nil, frameRate: nil, pixelFormat: "yuva444p12le", bitDepth: 12,
+                             frameCount: nil, hasAudio: false)
+        huge.decodedBytesPer64Pixels = 512
+        #expect(huge.decodedPictureBytes > Limits().maxMemory)
     }
 
     @Test func everyFrameInOrderWithTimes() throws {

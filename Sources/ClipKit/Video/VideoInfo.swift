@@ -62,7 +62,10 @@ public struct VideoInfo: Sendable, Equatable {
     /// threads and the pictures kept, sized from `--max-memory`, could take that much more.)
     var decodedPictureBytes: Int {
         let per64 = decodedBytesPer64Pixels ?? 96 * (bitDepth > 8 ? 2 : 1)
-        return (codedWidth * codedHeight * per64 + 63) / 64
+        // A header's sizes (each at most 2^31) multiply within Int; times the bytes, they may
+        // not: such a picture takes more than any budget.
+        let (bytes, overflow) = (codedWidth * codedHeight).multipliedReportingOverflow(by: per64)
+        return overflow ? Int.max / 64 : (bytes + 63) / 64
     }
 
     public static func == (a: VideoInfo, b: VideoInfo) -> Bool {
