@@ -1,4 +1,5 @@
 // VideoReader against real fixtures: metadata, timestamps, sampling by time, rotation, errors.
+@_weakLinked import CFFmpeg
 import Foundation
 import Testing
 import TestSupport
@@ -46,6 +47,10 @@ import TestSupport
         #expect(palette.pixelFormat == "pal8" && palette.decodedPictureBytes == 48 * 32)
         let rgb = try VideoReader(url: Fixture.url("video/tall_png.mkv")).info
         #expect(rgb.pixelFormat == "rgb24" && rgb.decodedPictureBytes == 16 * 17_000 * 3)
+        // Padding counts: rgb0's unused byte, as argb's alpha; no size for a hardware format.
+        #expect(Demuxer.bytesPer64Pixels(av_pix_fmt_desc_get(AV_PIX_FMT_RGB0)) == 256)
+        #expect(Demuxer.bytesPer64Pixels(av_pix_fmt_desc_get(AV_PIX_FMT_YUV444P10LE)) == 384)
+        #expect(Demuxer.bytesPer64Pixels(av_pix_fmt_desc_get(AV_PIX_FMT_VAAPI)) == nil)
         // A header's largest sizes at 8 bytes a pixel: more than any budget, not a trap.
         var huge = VideoInfo(container: "mov", codec: "prores", codedWidth: Int(Int32.max), codedHeight: Int(Int32.max),
                              rotation: .identity, duration: nil, frameRate: nil, pixelFormat: "yuva444p12le", bitDepth: 12,

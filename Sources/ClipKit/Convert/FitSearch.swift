@@ -6,7 +6,8 @@ import Foundation
 /// fits a byte limit: each pass either writes a GIF that fits or stops with a `FitProbe` (over
 /// the limit, or projected far under it). The next value is predicted on a curve
 /// ln(bytes) = a + slope * `coordinate(value)` through the probes: the slope from the two that
-/// bracket the limit when there are both, else `nominalSlope`. Values known to be over, or
+/// bracket the limit when there are both, else `nominalSlope`; once the last value tried came out
+/// over, the next is the middle (in `coordinate`) of the highest under and the lowest over instead. Values known to be over, or
 /// under, are never tried again, so the search ends: at a value that fits, or with the lowest
 /// value over at `bottom` (nil from `next()`).
 struct FitSearch {
@@ -28,7 +29,8 @@ struct FitSearch {
     /// four bench/rd_eval.py clips at 209-212, 355-356 and 469-470 px (0.92-0.99).
     static let parityShare = 0.97
     /// Passes allowed once every pass is exact: a pass stopped past the limit says only that it
-    /// is over, so the search converges more slowly (as the narrowest picture's re-search does).
+    /// is over, so the search converges more slowly (as the narrowest picture's re-search does,
+    /// and the levels under the floor at the narrowest width: `levels(below:)`).
     static let exactPasses = 8
     /// What the next value aims at, as a share of the limit (projections run a few percent low).
     /// With `GIFPassWriter.underShare` 0.90 and `overShare` 1.01 the twelve bench-harness fits

@@ -122,7 +122,7 @@ final class Demuxer {
         var bytesPer64Pixels: Int?
         if let descriptor = av_pix_fmt_desc_get(pixelFormat) {
             formatName = String(cString: descriptor.pointee.name)
-            bytesPer64Pixels = Demuxer.bytesPer64Pixels(descriptor.pointee)
+            bytesPer64Pixels = Demuxer.bytesPer64Pixels(descriptor)
             bitDepth = Int(descriptor.pointee.comp.0.depth)
             hasAlpha = descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
         }
@@ -274,21 +274,11 @@ extension AVRational {
 }
 
 extension Demuxer {
-    /// `VideoInfo.decodedBytesPer64Pixels` for a pixel format's descriptor.
-    static func bytesPer64Pixels(_ descriptor: AVPixFmtDescriptor) -> Int? {
-        let count = Int(descriptor.nb_components)
-        guard (1...4).contains(count) else { return nil }
-        let components = [descriptor.comp.0, descriptor.comp.1, descriptor.comp.2, descriptor.comp.3]
-        let isRGB = descriptor.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0
-        // Chroma is components 1 and 2 of a YUV format, subsampled by 2^log2 each way.
-        let chromaShift = Int(descriptor.log2_chroma_w) + Int(descriptor.log2_chroma_h)
-        guard (0...4).contains(chromaShift) else { return nil }
-        var bytes = 0
-        for (i, component) in components.prefix(count).enumerated() {
-            let sample = (Int(component.depth) + 7) / 8
-            let chroma = !isRGB && count >= 3 && (i == 1 || i == 2)
-            bytes += (64 * sample) >> (chroma ? chromaShift : 0)
-        }
-        return bytes > 0 ? bytes : nil
+    /// `VideoInfo.decodedBytesPer64Pixels` for a pixel format's descriptor: its bits a pixel,
+    /// padding included (rgb0's unused byte; chroma as subsampled), as libavutil counts them
+    /// for a picture's buffer; nil when it has none (a hardware format).
+    static func bytesPer64Pixels(_ descriptor: UnsafePointer<AVPixFmtDescriptor>) -> Int? {
+        let bits = Int(av_get_padded_bits_per_pixel(descriptor))
+        return bits > 0 ? bits * 8 : nil
     }
 }

@@ -51,9 +51,9 @@ public struct VideoInfo: Sendable, Equatable {
     public var width: Int { rotation.outputSize(width: displayWidth, height: codedHeight).width }
     public var height: Int { rotation.outputSize(width: displayWidth, height: codedHeight).height }
 
-    /// Bytes a decoded picture takes per 64 pixels, from the pixel format (`Demuxer`): each
-    /// component's samples (chroma subsampled as the format says) at whole bytes each, e.g. 96
-    /// for yuv420p, 384 for yuv444p10le, 256 for argb; nil when unknown (then taken as 4:2:0).
+    /// Bytes a decoded picture takes per 64 pixels, from the pixel format (`Demuxer`): its
+    /// padded bits a pixel times 8, e.g. 96 for yuv420p, 384 for yuv444p10le, 256 for argb and
+    /// rgb0; nil when unknown (then taken as 4:2:0).
     var decodedBytesPer64Pixels: Int?
 
     /// About what one decoded picture takes (a decoder's buffers add 2-3% of padding): by the
@@ -65,7 +65,7 @@ public struct VideoInfo: Sendable, Equatable {
         // A header's sizes (each at most 2^31) multiply within Int; times the bytes, they may
         // not: such a picture takes more than any budget.
         let (bytes, overflow) = (codedWidth * codedHeight).multipliedReportingOverflow(by: per64)
-        return overflow ? Int.max / 64 : (bytes + 63) / 64
+        return overflow || bytes > Int.max - 63 ? Int.max / 64 : (bytes + 63) / 64
     }
 
     public static func == (a: VideoInfo, b: VideoInfo) -> Bool {
