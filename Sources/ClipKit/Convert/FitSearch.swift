@@ -6,10 +6,10 @@ import Foundation
 /// fits a byte limit: each pass either writes a GIF that fits or stops with a `FitProbe` (over
 /// the limit, or projected far under it). The next value is predicted on a curve
 /// ln(bytes) = a + slope * `coordinate(value)` through the probes: the slope from the two that
-/// bracket the limit when there are both, else `nominalSlope`; once the last value tried came out
-/// over, the next is the middle (in `coordinate`) of the highest under and the lowest over instead. Values known to be over, or
-/// under, are never tried again, so the search ends: at a value that fits, or with the lowest
-/// value over at `bottom` (nil from `next()`).
+/// bracket the limit when there are both, else `nominalSlope`; once the last value tried came
+/// out over, the middle (in `coordinate`) of the highest under and the lowest over instead.
+/// Values known to be over, or under, are never tried again, so the search ends: at a value
+/// that fits, or with the lowest value over at `bottom` (nil from `next()`).
 struct FitSearch {
     let limit: Int
     /// The knob's range (`top` gives the largest GIF) and the first value tried.

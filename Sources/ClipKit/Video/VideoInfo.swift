@@ -56,10 +56,10 @@ public struct VideoInfo: Sendable, Equatable {
     /// rgb0; nil when unknown (then taken as 4:2:0).
     var decodedBytesPer64Pixels: Int?
 
-    /// About what one decoded picture takes (a decoder's buffers add 2-3% of padding): by the
-    /// pixel format's components, their subsampling and depth. (4:2:0 was assumed for every
-    /// format before: a 4:4:4 10-bit or an RGBA picture is 2-2.7 times that, so the decoder's
-    /// threads and the pictures kept, sized from `--max-memory`, could take that much more.)
+    /// About what one decoded picture takes (a decoder's buffers add 2-3% of padding), at its
+    /// pixel format's bits a pixel. (4:2:0 was assumed for every format before: a 4:4:4 10-bit
+    /// or an RGBA picture is 2-2.7 times that, so the decoder's threads and the pictures kept,
+    /// sized from `--max-memory`, could take that much more.)
     var decodedPictureBytes: Int {
         let per64 = decodedBytesPer64Pixels ?? 96 * (bitDepth > 8 ? 2 : 1)
         // A header's sizes (each at most 2^31) multiply within Int; times the bytes, they may
