@@ -7,7 +7,12 @@ extension GIFCommand {
     /// One GIF from several files (PNG frames, or a manifest and its frames).
     func runSingle(named: URL, inputs: [URL], _ convert: (URL) throws -> GIFResult) throws {
         try InputRunner.validate {
-            try OutputPlan.prepare(output: output.first)
+            do {
+                try OutputPlan.prepare(output: output.first)
+            } catch let error as ClipKitError {
+                // The GIF's directory cannot be made: the input's failure, named after it.
+                throw error.naming(input: inputs[0].path)
+            }
             let runner = InputRunner(batch: batch, outputExtension: "gif", fingerprintOptions: "")
             let destination = runner.destination(for: BatchInput(url: named), output: output.first, directoryMode: false)
             try OutputPlan.checkNotInput(destination, inputs: inputs)

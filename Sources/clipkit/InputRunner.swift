@@ -102,7 +102,13 @@ struct InputRunner {
             }
             if let output, directoryMode || output.hasSuffix("/"), !inputs.isEmpty {
                 try Self.checkDirectoryName(output, outputExtension: outputExtension)
-                try OutputPlan.prepare(directory: output)
+                do {
+                    try OutputPlan.prepare(directory: output)
+                } catch let error as ClipKitError where inputs.count == 1 && !error.isUsageError {
+                    // One input: its outputs cannot be written, and the line names it first, as
+                    // its other failures do (several inputs share the directory: it is named).
+                    throw error.naming(input: inputs[0].url.path)
+                }
             }
         }
         let resolvedInputs = Set(inputs.map { OutputPlan.resolved($0.url) })

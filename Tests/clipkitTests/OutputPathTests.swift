@@ -102,14 +102,19 @@ import Glibc
     }
 
     /// A directory an output needs that cannot be made says why (the system's reason), not only
-    /// "cannot create directory": here under a link to /dev/full, "Not a directory".
+    /// "cannot create directory": here under a link to /dev/full, "Not a directory". The line
+    /// names the input first, as the input's other failures do (`-o DIR/` was named alone).
     @Test(arguments: [["explode", "gif/loop_five.gif", "-o", "full/"], ["thumb", "video/counter.mp4", "--pick", "best", "--count", "2", "-o", "full/x/"],
-                      ["storyboard", "video/counter.mp4", "-o", "full/board"], ["gif", "video/counter.mp4", "-o", "full/a.gif"]])
+                      ["storyboard", "video/counter.mp4", "-o", "full/board"], ["gif", "video/counter.mp4", "-o", "full/a.gif"],
+                      ["gif", "video/counter.mp4", "-o", "full/"], ["thumb", "video/counter.mp4", "-o", "full/"],
+                      ["storyboard", "video/counter.mp4", "-o", "full/"]])
     func aDirectoryThatCannotBeMadeSaysWhy(_ arguments: [String]) throws {
-        let dir = Fixture.scratchDirectory("no-directory-\(arguments[0])")
+        let dir = Fixture.scratchDirectory("no-directory-\(arguments.joined(separator: "-").replacingOccurrences(of: "/", with: "_"))")
         #expect(symlink("/dev/full", dir.appendingPathComponent("full").path) == 0)
-        let run = try CLI.run([arguments[0], Fixture.url(arguments[1]).path] + arguments.dropFirst(2) + ["-q"], in: dir)
-        #expect(run.status == 1 && run.stderrLines.count == 1 && run.stderr.contains("Not a directory"), "\(run.stderr)")
+        let input = Fixture.url(arguments[1]).path
+        let run = try CLI.run([arguments[0], input] + arguments.dropFirst(2) + ["-q"], in: dir)
+        #expect(run.status == 1 && run.stderrLines.count == 1 && run.stderr.contains("Not a directory")
+                && run.stderr.hasPrefix("clipkit: \(input): cannot write output: ") && run.stderr.contains("full"), "\(run.stderr)")
     }
 
     /// Standard input is named `-` there too, not the private copy it was read into.
