@@ -67,6 +67,8 @@ struct InputRunner {
         var inputs: [BatchInput] = []
         var destinations: [URL] = []
         var ignored = 0
+        // `-o DIR/` made by the one input's job rather than here (see below).
+        var directoryOfOne: String?
         try Self.validate {
             var scanner = InputScanner(recursive: batch.recursive, followLinks: batch.followLinks)
             if let output { scanner.excluded = [FileSystemPath.bytes(URL(fileURLWithPath: output).standardizedFileURL.path)] }
@@ -102,22 +104,21 @@ struct InputRunner {
             }
             if let output, directoryMode || output.hasSuffix("/"), !inputs.isEmpty {
                 try Self.checkDirectoryName(output, outputExtension: outputExtension)
-                do {
-                    try OutputPlan.prepare(directory: output)
-                } catch let error as ClipKitError where inputs.count == 1 && !error.isUsageError {
-                    // One input: its outputs cannot be written, and the line names it first, as
-                    // its other failures do (several inputs share the directory: it is named).
-                    throw error.naming(input: inputs[0].url.path)
-                }
+                // One input makes it as its first step: a directory that cannot be made is then
+                // that input's failure, its line (and `--json` record) naming it as its other
+                // failures do. Several share it: made once, a failure names the directory alone.
+                if inputs.count == 1 { directoryOfOne = output } else { try OutputPlan.prepare(directory: output) }
             }
         }
         let resolvedInputs = Set(inputs.map { OutputPlan.resolved($0.url) })
+        let outputDirectory = directoryOfOne
         let fingerprintOptions = self.fingerprintOptions, force = batch.force, json = batch.json
         let limits = self.limits, companions = self.companions, outputsOf = self.outputsOf, shard = batch.shard.map(\.description)
         let destinationOf = Dictionary(zip(inputs.map(\.url), destinations), uniquingKeysWith: { first, _ in first })
         let stdoutClosed = Locked<String?>(nil)
         let reports = Batch(jobs: batch.jobs ?? ProcessInfo.processInfo.activeProcessorCount).run(inputs, work: { input in
             if let problem = input.problem { throw problem }
+            if let outputDirectory { try OutputPlan.prepare(directory: outputDirectory) }
             let destination = destinationOf[input.url]!
             let written = outputsOf(destination)
             for output in written { try OutputPlan.checkNotInput(output, resolvedInputs: resolvedInputs) }
