@@ -12,24 +12,13 @@ passes through to clipkit.
 
 import argparse
 import json
-import math
 import os
 import subprocess
 import sys
 
-import numpy as np
-
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def bd(test, anchor):
-    t = sorted((s, math.log(b)) for b, s in test)
-    a = sorted((s, math.log(b)) for b, s in anchor)
-    lo, hi = max(t[0][0], a[0][0]), min(t[-1][0], a[-1][0])
-    if hi - lo < 1e-6:
-        return None
-    g = np.linspace(lo, hi, 200)
-    return math.exp(float(np.mean(np.interp(g, *zip(*t)) - np.interp(g, *zip(*a))))) - 1
+sys.path.insert(0, HERE)
+from rd_sweep20 import bd_rate as bd  # noqa: E402  (the bench's own BD-rate)
 
 
 def main():
