@@ -40,7 +40,8 @@ FF = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin"]
 # --- GIF structure ------------------------------------------------------------------------------
 
 def parse_gif(path):
-    """Canvas size, each image's stored delay (cs), loop count, from the file's blocks (no pixel decoding)."""
+    """Canvas size, each image's stored delay (cs), loop count and the bytes of its colour tables (global and
+    local), from the file's blocks (no pixel decoding)."""
     with open(path, "rb") as f:
         data = f.read()
     if data[:6] not in (b"GIF87a", b"GIF89a"):
@@ -49,7 +50,9 @@ def parse_gif(path):
     h = data[8] | data[9] << 8
     flags = data[10]
     at = 13
+    tables = 0
     if flags & 0x80:
+        tables += 3 << ((flags & 7) + 1)
         at += 3 << ((flags & 7) + 1)
     delays, loop, pending = [], None, 0
     n = len(data)
@@ -79,6 +82,7 @@ def parse_gif(path):
             iflags = data[at + 9]
             at += 10
             if iflags & 0x80:
+                tables += 3 << ((iflags & 7) + 1)
                 at += 3 << ((iflags & 7) + 1)
             at += 1  # LZW minimum code size
             while at < n:
@@ -90,7 +94,7 @@ def parse_gif(path):
             pending = 0
         else:
             break  # junk: stop as browsers do
-    return {"width": w, "height": h, "delays_cs": delays, "loop": loop}
+    return {"width": w, "height": h, "delays_cs": delays, "loop": loop, "table_bytes": tables}
 
 
 def browser_delay(cs):

@@ -15,8 +15,6 @@ the recipe and scores higher.
 
 import argparse
 import os
-import struct
-import subprocess
 import sys
 import tempfile
 
@@ -24,39 +22,9 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import quality  # noqa: E402
 import rd_clips  # noqa: E402
 import rd_eval  # noqa: E402
-
-
-def table_bytes(path):
-    """Bytes of the colour tables in a GIF (the global one and every local one)."""
-    b = open(path, "rb").read()
-    total, p = 0, 13
-    if b[10] & 0x80:
-        n = 3 * (2 << (b[10] & 7))
-        total += n
-        p += n
-    while p < len(b):
-        t = b[p]
-        if t == 0x21:
-            p += 2
-            while b[p]:
-                p += b[p] + 1
-            p += 1
-        elif t == 0x2C:
-            flags = b[p + 9]
-            p += 10
-            if flags & 0x80:
-                n = 3 * (2 << (flags & 7))
-                total += n
-                p += n
-            p += 1
-            while b[p]:
-                p += b[p] + 1
-            p += 1
-        else:
-            break
-    return total
 
 
 def score(out, src):
@@ -101,7 +69,7 @@ def main():
                 outs["recipe + gifsicle -O3"] = o3
                 for label, out in outs.items():
                     size = os.path.getsize(out)
-                    print(f"{clip:8s} {w:5d}  {label:22s} {size:9d} {100 * table_bytes(out) / size:6.1f}% {score(out, src):11.1f}",
+                    print(f"{clip:8s} {w:5d}  {label:22s} {size:9d} {100 * quality.parse_gif(out)['table_bytes'] / size:6.1f}% {score(out, src):11.1f}",
                           flush=True)
 
 
