@@ -3,14 +3,14 @@
 
     python3 bench/small_widths.py --clipkit BIN [--clips 720p,natural,screen] [--widths 32,64,160] [-- clipkit options]
 
-For each 3 s cut (bench/rd_clips.py) and width: clipkit's default, clipkit `--palette global`, the ffmpeg
+For each 3 s cut (bench/rd_clips.py) and width: clipkit's default, clipkit `--palette per-frame`, the ffmpeg
 recipe (palettegen/paletteuse, as bench/rd_eval.py makes it) and the recipe + `gifsicle -O3`. Each output is
 scored at its own size against the source frames scaled to it with lanczos (bench/rd_eval.py's references
 and pairing: every 3rd tick, the better of ffmpeg's round=up and round=near frames), and its colour tables
 (global and local) are counted from the file. Stop 39 found with it that at 32-64 px wide most of a
 per-frame-palette GIF's bytes are local colour tables (768 B a frame for a picture of a few hundred
-bytes), so clipkit's default is larger than the recipe there, while `--palette global` is smaller than
-the recipe and scores higher.
+bytes): 1.2-2.4 times the recipe's size there. Since then the default (`--palette auto`) shares one
+palette on such small pictures, and is smaller than the recipe and scores higher.
 """
 
 import argparse
@@ -51,13 +51,13 @@ def main():
     ap.add_argument("opts", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     extra = a.opts[1:] if a.opts[:1] == ["--"] else a.opts
-    print(f"{'clip':8s} {'width':>5s}  {'output':22s} {'bytes':>9s} {'tables':>7s} {'SSIMULACRA2':>11s}")
+    print(f"{'clip':8s} {'width':>5s}  {'output':27s} {'bytes':>9s} {'tables':>7s} {'SSIMULACRA2':>11s}")
     with tempfile.TemporaryDirectory() as tmp:
         for clip in a.clips.split(","):
             src = rd_clips.make(clip, 3)
             for w in (int(x) for x in a.widths.split(",")):
                 outs = {}
-                for label, opts in (("clipkit", extra), ("clipkit --palette global", ["--palette", "global", *extra])):
+                for label, opts in (("clipkit", extra), ("clipkit --palette per-frame", ["--palette", "per-frame", *extra])):
                     out = os.path.join(tmp, f"{clip}-{w}-{len(outs)}.gif")
                     rd_eval.encode(a.clipkit, src, out, opts, width=w)
                     outs[label] = out
@@ -69,7 +69,7 @@ def main():
                 outs["recipe + gifsicle -O3"] = o3
                 for label, out in outs.items():
                     size = os.path.getsize(out)
-                    print(f"{clip:8s} {w:5d}  {label:22s} {size:9d} {100 * quality.parse_gif(out)['table_bytes'] / size:6.1f}% {score(out, src):11.1f}",
+                    print(f"{clip:8s} {w:5d}  {label:27s} {size:9d} {100 * quality.parse_gif(out)['table_bytes'] / size:6.1f}% {score(out, src):11.1f}",
                           flush=True)
 
 

@@ -79,8 +79,8 @@ struct GIFCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Dithering: floyd-steinberg (the default), sierra, bayer (ordered, smaller files, no crawling) or none.", valueName: "mode"))
     var dither: String?
 
-    @Option(help: ArgumentHelp("per-frame (each frame its own best colours) or global (one palette for the clip).", valueName: "kind"))
-    var palette: String = PaletteMode.perFrame.rawValue
+    @Option(help: ArgumentHelp("auto (the default: per-frame, but on small pictures, where a frame's own colour table would be a quarter of its bytes or more, up to 4,608 pixels with 256 colours such as 64x64, one palette for the clip, made from the frames held in memory; not with --max-bytes), per-frame (each frame its own best colours) or global (one palette for the clip, from a first decoding pass).", valueName: "kind"))
+    var palette: String = PaletteMode.auto.rawValue
 
     @Option(help: ArgumentHelp("Colour change below which a pixel counts as unchanged between frames (0 = exact; larger = smaller files). A changed pixel may also keep what is already shown where that is about as close to it as a fresh colour (within 60, never more than this; under --lossy, at least as close). Default \(GIFOptions().changeThreshold).", valueName: "n"))
     var threshold: Int?
@@ -176,7 +176,7 @@ struct GIFCommand: ParsableCommand {
             options.givenSettings.insert(.dither)
         }
         guard let mode = PaletteMode(rawValue: palette) else {
-            throw ClipKitError.invalidOption(name: "--palette", reason: "'\(palette)' is not per-frame or global")
+            throw ClipKitError.invalidOption(name: "--palette", reason: "'\(palette)' is not auto, per-frame or global")
         }
         options.palette = mode
         // --quality picks colours, threshold, lossy and palette error along the frontier; those given explicitly win.

@@ -254,6 +254,10 @@ struct ConversionRun: Sendable {
         var memory = GIFPassMemory(output: output)
         memory.lossy = options.lossy > 0 || (self.options.maxBytes != nil && options.moved(toQuality: FitSearch.floor).lossy > 0)
         memory.measured = options.measure
+        // Small pictures wait for their shared palette (`--palette auto`).
+        if SharedPalettePool.applies(width: output.width, height: output.height, options: options) {
+            memory.sourceBytes += SharedPalettePool.budget(limits: options.limits)
+        }
         return memory
     }
 

@@ -3,6 +3,10 @@ import Foundation
 
 /// Where a GIF's colours come from.
 public enum PaletteMode: String, Sendable, CaseIterable {
+    /// Each frame its own best colours, except on small pictures, whose frames share one palette
+    /// made from them as they are held in memory (`SharedPalettePool`): there a frame's own
+    /// colour table would outweigh its pixels. Per-frame under `--max-bytes`.
+    case auto
     /// Each frame gets its own best colours (a local table where it differs from the first frame's).
     case perFrame = "per-frame"
     /// One palette for the whole clip (a second decoding pass gathers the colours).
@@ -24,7 +28,7 @@ public struct GIFOptions: Sendable {
     /// entry included (`colorsBesideTransparent`).
     public var colors: Int = 256
     public var dither: DitherMethod = .floydSteinberg
-    public var palette: PaletteMode = .perFrame
+    public var palette: PaletteMode = .auto
     /// NETSCAPE2.0 loop count: 0 forever, N repeats; nil writes no loop extension (plays once).
     public var loopCount: Int? = 0
     /// Largest perceptual colour difference treated as "unchanged" between frames (0 = exact).

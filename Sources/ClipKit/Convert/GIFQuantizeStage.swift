@@ -21,6 +21,15 @@ struct GIFQuantizeStage {
     /// difference and palette are worked out while the writer encodes, and its rows dithered as
     /// the writer's rows come in.
     private var follower: ShownFollower?
+    /// Small pictures (`--palette auto`): the frames held until their palette is known, from the
+    /// first frame until they are released (nil before the first frame and after, or when the
+    /// frames keep their own palettes).
+    private var pool: SharedPalettePool?
+    /// The palette the pool's frames share: the GIF's global table, with an entry free for the
+    /// transparent index (nil when frames have their own).
+    private var sharedPalette: Palette?
+    /// Whether the first frame has arrived (the pool is decided on it).
+    private var started = false
 
     init(options: GIFOptions, globalPalette: Palette?, transparentFrames: Bool, source: String,
          shownFeedback: BoundedQueue<ShownReport>? = nil) {
@@ -38,27 +47,60 @@ struct GIFQuantizeStage {
         while let message = try input.pop() {
             switch message {
             case .frame(let frame):
-                // A huge frame takes a while to quantise: the deadline is checked around it, and
-                // the ditherer gives up part-way once it has passed.
-                try options.limits.checkDeadline(source)
-                var quantized = quantize(frame.image, time: frame.time)
-                if options.measure { quantized.sourceLuma = LumaPlane(frame.image); quantized.sourceImage = frame.image }
-                try options.limits.checkDeadline(source)
-                // One image's reports outstanding at most, which the feedback queue holds, so the
-                // writer never waits to report (an `isUnchanged` frame is not reported).
-                if !quantized.isUnchanged { follower?.catchUp() }
-                if !output.push(.frame(quantized)) { return }
-                if !quantized.isUnchanged {
-                    let f = quantized.frame
-                    follower?.expect(PixelRect(x: f.left, y: f.top, width: f.width, height: f.height), opaque: f.transparentIndex == nil,
-                                     width: frame.image.width, height: frame.image.height)
+                if !started {
+                    started = true
+                    if globalPalette == nil, !transparentFrames,
+                       SharedPalettePool.applies(width: frame.image.width, height: frame.image.height, options: options) {
+                        pool = SharedPalettePool(budget: SharedPalettePool.budget(limits: options.limits), maxFrames: options.limits.maxFrames,
+                                                 colors: options.colorsBesideTransparent)
+                    }
                 }
+                try options.limits.checkDeadline(source)
+                if pool?.hold(frame) == true { continue }
+                // Past the budget: the frames held take their palette, the rest their own.
+                guard try release(to: output) else { return }
+                guard try quantizeAndPass(frame, to: output) else { return }
             case .end(let duration, let warnings):
+                guard try release(to: output) else { return }
                 follower?.catchUp()
                 output.push(.end(duration: duration, warnings: warnings))
                 return
             }
         }
+    }
+
+    /// Quantises the frames the pool holds with the palette they share and passes them on;
+    /// false when the output is closed.
+    private mutating func release(to output: BoundedQueue<QuantizedMessage>) throws -> Bool {
+        guard var held = pool else { return true }
+        pool = nil
+        let (palette, frames) = held.release(options: options)
+        sharedPalette = palette
+        for frame in frames {
+            guard try quantizeAndPass(frame, to: output) else { return false }
+        }
+        sharedPalette = nil
+        return true
+    }
+
+    /// Quantises one frame and passes it on; false when the output is closed.
+    private mutating func quantizeAndPass(_ frame: VideoFrame, to output: BoundedQueue<QuantizedMessage>) throws -> Bool {
+        // A huge frame takes a while to quantise: the deadline is checked around it, and
+        // the ditherer gives up part-way once it has passed.
+        try options.limits.checkDeadline(source)
+        var quantized = quantize(frame.image, time: frame.time)
+        if options.measure { quantized.sourceLuma = LumaPlane(frame.image); quantized.sourceImage = frame.image }
+        try options.limits.checkDeadline(source)
+        // One image's reports outstanding at most, which the feedback queue holds, so the
+        // writer never waits to report (an `isUnchanged` frame is not reported).
+        if !quantized.isUnchanged { follower?.catchUp() }
+        if !output.push(.frame(quantized)) { return false }
+        if !quantized.isUnchanged {
+            let f = quantized.frame
+            follower?.expect(PixelRect(x: f.left, y: f.top, width: f.width, height: f.height), opaque: f.transparentIndex == nil,
+                             width: frame.image.width, height: frame.image.height)
+        }
+        return true
     }
 
     mutating func quantize(_ image: RGBAImage, time: Double) -> QuantizedFrame {
@@ -83,8 +125,8 @@ struct GIFQuantizeStage {
             return QuantizedFrame(frame: frame, time: time, isUnchanged: false)
         }
         let mask: [Bool]? = change.isFirst ? nil : change.mask
-        let palette = globalPalette ?? Quantizer(maxColors: change.isFirst ? options.colors : options.colorsBesideTransparent,
-                                                     errorTarget: Double(options.paletteError))
+        let palette = globalPalette ?? sharedPalette ?? Quantizer(maxColors: change.isFirst ? options.colors : options.colorsBesideTransparent,
+                                                                  errorTarget: Double(options.paletteError))
             .palette(for: image, mask: mask)
         let transparent: UInt8? = change.isFirst ? nil : UInt8(palette.count)
         var ditherer = Ditherer(palette: palette, method: options.dither)
@@ -105,8 +147,11 @@ struct GIFQuantizeStage {
         if options.writesAsQuantised {
             record(indices, rect: change.rect, palette: palette, transparent: transparent, canvasWidth: image.width, canvasHeight: image.height)
         }
-        // With a global palette the table (and its transparent slot) is the file's global one.
-        let table: [UInt8]? = globalPalette != nil ? nil : (transparent == nil ? palette.rgb : palette.rgb + [0, 0, 0])
+        // With a global palette the table (and its transparent slot) is the file's global one. A
+        // shared palette's frames all name the first's table, with the free entry: the writer
+        // makes it the global table and writes no table for the frames that name it again.
+        let table: [UInt8]? = globalPalette != nil ? nil
+            : (transparent == nil && sharedPalette == nil ? palette.rgb : palette.rgb + [0, 0, 0])
         let frame = GIFFrame(left: change.rect.x, top: change.rect.y, width: change.rect.width, height: change.rect.height,
                              disposal: .none, transparentIndex: transparent.map(Int.init), localPalette: table, indices: indices)
         return QuantizedFrame(frame: frame, time: time, isUnchanged: false)

@@ -205,10 +205,16 @@ public final class GIFEncoder {
         try bytes.withUnsafeBytes { try write($0) }
     }
 
+    /// Entries of the colour table written for `colors` colours: the power of two that holds them (at least 2).
+    static func tableSize(colors: Int) -> Int {
+        var size = 2
+        while size < colors { size *= 2 }
+        return size
+    }
+
     /// A colour table as written: RGB triples padded with black to a power of two (at least 2).
     private static func paddedTable(_ palette: Palette) -> [UInt8] {
-        var size = 2
-        while size < palette.count { size *= 2 }
+        let size = tableSize(colors: palette.count)
         var table = [UInt8](repeating: 0, count: size * 3)
         for i in 0..<palette.count {
             let c = palette.color(i)
