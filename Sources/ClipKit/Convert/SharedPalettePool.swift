@@ -8,7 +8,7 @@
 /// percent of its bytes; on a 64 x 36 one it outweighs the picture: on the bench's 3 s cuts at
 /// 32-64 px, local tables were 31-68% of the per-frame GIF's bytes, which made it 1.2-2.4 times
 /// the size of ffmpeg's palettegen recipe (bench/small_widths.py). With one palette the cuts
-/// came to 30-70% under the recipe's bytes and scored higher than it. At 160 px the tables are
+/// came to 27-65% under the bytes of the recipe + gifsicle -O3 and scored higher. At 160 px the tables are
 /// 10-16% and one palette cost the 720p cut 21 points for 24% fewer bytes: frames of that size
 /// keep their own colours. So sharing `applies` where a frame's own table would be at least a
 /// quarter of its bytes (an estimate): with 256 colours, pictures of up to 4,608 pixels.
