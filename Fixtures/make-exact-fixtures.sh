@@ -50,6 +50,7 @@ say seek_latekey.mp4 "H.264, first decodable frame at 3.1 s"
 "${FF[@]}" "${SRC[@]}" testsrc2=size=48x32:rate=4:duration=3 -pix_fmt pal8 -c:v rawvideo "${BITEXACT[@]}" "$out/palette_raw.avi"
 say palette_raw.avi "raw PAL8 in AVI, header palette"
 
+
 # hdr10_nometa.mp4: HDR10 (PQ, BT.2020, 10-bit HEVC) with neither MaxCLL nor mastering display
 # metadata, and its reference tone mapping by libavfilter's zscale + tonemap=hable chain (the
 # same chain as hdr10_pq.reference.png in make-fixtures.sh), which then assumes a 1000 cd/m2 peak.
@@ -74,6 +75,18 @@ cp "$out/vfr_tick.mkv" "$out/vfr_nodur.mkv"
 python3 "$helper" mkv-no-durations "$out/vfr_nodur.mkv"
 say vfr_tick.mkv "H.264 VFR 30/10/24 fps, 5 s, 8 ms default duration"
 say vfr_nodur.mkv "the same without any frame durations"
+
+# anim_apng.png: an animated PNG (APNG, acTL before IDAT), 48x32, four solid frames (counter
+# colours 0, 3, 6, 9) shown 100, 200, 300 and 400 ms, looping: `gif` converts it as a video (a
+# still PNG is one frame), with those delays.
+python3 - "$out/anim_apng.png" <<'PY'
+import sys
+from PIL import Image
+colour = lambda n: (8 + 16 * (n % 16), 8 + 16 * ((n // 16) % 16), 200)
+frames = [Image.new("RGB", (48, 32), colour(n)) for n in (0, 3, 6, 9)]
+frames[0].save(sys.argv[1], save_all=True, append_images=frames[1:], duration=[100, 200, 300, 400], loop=0)
+PY
+say anim_apng.png "an animated PNG: four frames, 100-400 ms"
 
 # gif/cut_first_image.gif, gif/short_first_image.gif: an opaque 40x30 GIF (3 images, no
 # transparency anywhere) whose first image stops after 20 bytes of LZW data (about 820 of its

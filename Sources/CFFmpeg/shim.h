@@ -23,6 +23,16 @@ static inline int ck_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int ck_averror_eio(void) { return AVERROR(EIO); }
 static inline int64_t ck_av_nopts_value(void) { return AV_NOPTS_VALUE; }
 
+/* A decoded frame's duration in its time base (0 when unknown): AVFrame.duration since libavutil
+   57.36, pkt_duration (deprecated since) before it. */
+static inline int64_t ck_frame_duration(const AVFrame *frame) {
+#if LIBAVUTIL_VERSION_INT >= AV_VERSION_INT(57, 36, 100)
+    return frame->duration;
+#else
+    return frame->pkt_duration;
+#endif
+}
+
 /* av_err2str is a macro around a compound literal. */
 static inline void ck_av_strerror(int err, char *buf, size_t size) { av_strerror(err, buf, size); }
 #endif

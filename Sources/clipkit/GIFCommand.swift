@@ -15,8 +15,8 @@ struct GIFCommand: ParsableCommand {
         count N, which browsers play N+1 times in all; --no-loop writes no loop extension, so \
         the GIF plays once (as ffmpeg's -loop -1 and gifsicle's --no-loopcount).
 
-        Inputs are videos (each gives its own GIF), or PNG frames assembled into one GIF \
-        (--delay or --fps sets their timing), or the frames.json of an exploded directory, \
+        Inputs are videos, GIFs or animated PNGs (each gives its own GIF), or still PNG frames \
+        assembled into one GIF (--delay or --fps sets their timing), or the frames.json of an exploded directory, \
         which rebuilds the GIF with its delays, loop count and canvas. Frames with at most 255 \
         colours (plus transparency) are written losslessly.
 
@@ -198,18 +198,20 @@ struct GIFCommand: ParsableCommand {
 
     func job() throws -> Job {
         let urls = inputs.map { URL(fileURLWithPath: $0) }
-        let pngs = urls.filter { $0.pathExtension.lowercased() == "png" }
         if inputs.count == 1, urls[0].pathExtension.lowercased() == "json" {
             return .manifest(urls[0])
         }
-        if !pngs.isEmpty {
-            guard pngs.count == urls.count else {
-                throw ClipKitError.invalidOption(name: "inputs", reason: "PNG frames cannot be mixed with videos")
+        // A still PNG is one frame of the GIF; an animated one (APNG) is converted as a video is.
+        let pngs = urls.filter { $0.pathExtension.lowercased() == "png" }
+        let animated = pngs.filter(PNGReader.isAnimated)
+        if pngs.count > animated.count {
+            guard pngs.count == urls.count, animated.isEmpty else {
+                throw ClipKitError.invalidOption(name: "inputs", reason: "PNG frames cannot be mixed with videos (an animated PNG counts as a video)")
             }
             return .images(urls)
         }
         if delay != nil {
-            throw ClipKitError.invalidOption(name: "--delay", reason: "is for PNG frames; videos take their timing from --fps")
+            throw ClipKitError.invalidOption(name: "--delay", reason: "is for still PNG frames; videos (and animated PNGs) take their timing from --fps")
         }
         return .videos
     }

@@ -103,6 +103,48 @@ import TestSupport
         let mixed = try CLI.run(["gif", "f0.png", Fixture.url("video/counter.mp4").path], in: dir)
         #expect(mixed.status == 2)
     }
+
+    /// An animated PNG (APNG) is an animation, converted as a video is: its frames and delays,
+    /// not its first frame alone, as a still PNG is.
+    @Test func convertsAnAnimatedPNGAsAVideo() throws {
+        let dir = Fixture.scratchDirectory()
+        let apng = Fixture.url("video/anim_apng.png")
+        let result = try CLI.run(["gif", apng.path, "-q", "-o", "a.gif"], in: dir)
+        #expect(result.status == 0, "\(result.stderr)")
+        let url = dir.appendingPathComponent("a.gif")
+        #expect(try GIFDecoder(url: url).remainingDelays() == [10, 20, 30, 40])
+        // Counter colours 0, 3, 6 and 9, as the APNG shows them (at most 255 colours: exact).
+        let decoder = try GIFDecoder(url: url)
+        #expect(decoder.canvasWidth == 48 && decoder.canvasHeight == 32)
+        var compositor = Compositor(width: decoder.canvasWidth, height: decoder.canvasHeight, globalPalette: decoder.globalPalette)
+        for n in [0, 3, 6, 9] {
+            let frame = try #require(try decoder.next())
+            compositor.draw(frame, decodedPixels: decoder.decodedPixelCount)
+            let want = [8 + 16 * (n % 16), 8 + 16 * ((n / 16) % 16), 200, 255]
+            for offset in [0, (16 * 48 + 24) * 4, (32 * 48 - 1) * 4] {
+                #expect(compositor.canvas.pixels[offset..<offset + 4].map(Int.init) == want, "frame of counter \(n)")
+            }
+        }
+        #expect(try decoder.next() == nil)
+        #expect(PNGReader.isAnimated(apng))
+
+        // A still PNG is one frame; beside an animated one (a video), a usage error.
+        let still = Fixture.url("video/still.png")
+        #expect(!PNGReader.isAnimated(still))
+        let one = try CLI.run(["gif", still.path, "-q", "-o", "s.gif"], in: dir)
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(try GIFDecoder(url: dir.appendingPathComponent("s.gif")).remainingDelays().count == 1)
+        let mixed = try CLI.run(["gif", still.path, apng.path, "-o", "m.gif"], in: dir)
+        #expect(mixed.status == 2 && mixed.stderr.contains("animated PNG"), "\(mixed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("m.gif").path))
+
+        // Cut before its acTL chunk, or not a PNG: not animated (and read as what it is).
+        let cut = dir.appendingPathComponent("cut.png")
+        try Data(try Data(contentsOf: apng).prefix(40)).write(to: cut)
+        #expect(!PNGReader.isAnimated(cut))
+        #expect(!PNGReader.isAnimated(Fixture.url("video/not_video.mp4")))
+        #expect(!PNGReader.isAnimated(dir.appendingPathComponent("missing.png")))
+    }
 }
 
 @Suite struct PNGFrameSizeTests {

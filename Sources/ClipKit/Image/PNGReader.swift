@@ -47,6 +47,37 @@ public enum PNGReader {
         try withHeader(of: url) { png in (Int(png.width), Int(png.height)) }
     }
 
+    /// Whether `url` is an animated PNG (APNG): a PNG whose `acTL` chunk comes before its first
+    /// `IDAT`, where the APNG specification puts it. Such a file is an animation (FFmpeg's apng
+    /// demuxer reads its frames and delays), not one still frame. Reads the chunk headers only,
+    /// skipping their data, at most `chunksScanned` of them; false for a file that is not a
+    /// regular file, not a PNG, or ends before either chunk.
+    public static func isAnimated(_ url: URL) -> Bool {
+        guard let (handle, size) = FileSystemPath.openRegularFile(url.path) else { return false }
+        defer { try? handle.close() }
+        guard let signature = try? handle.read(upToCount: 8), [UInt8](signature) == Self.signature else { return false }
+        var offset = 8
+        for _ in 0..<Self.chunksScanned {
+            guard offset + 8 <= size, (try? handle.seek(toOffset: UInt64(offset))) != nil,
+                  let data = try? handle.read(upToCount: 8), data.count == 8 else { return false }
+            let header = [UInt8](data)
+            switch String(decoding: header[4..<8], as: UTF8.self) {
+            case "acTL": return true
+            case "IDAT": return false
+            default:
+                // Length, type and CRC around the data; a length is at most 2^31 - 1.
+                offset += 12 + header[0..<4].reduce(0) { $0 << 8 | Int($1) }
+            }
+        }
+        return false
+    }
+
+    /// The eight bytes every PNG starts with.
+    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    /// Chunks `isAnimated` reads before it gives up (a PNG's header chunks are a handful).
+    static let chunksScanned = 64
+
     /// Opens `url`, reads its header, and hands the libpng state to `body`; freed afterwards.
     private static func withHeader<T>(of url: URL, _ body: (inout png_image) throws -> T) throws -> T {
         try InputFile.check(url.path)

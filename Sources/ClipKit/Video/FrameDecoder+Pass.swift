@@ -170,6 +170,7 @@ extension FrameDecoder {
             shortestDelta = min(shortestDelta ?? lastDelta, lastDelta)
         }
         lastTime = time
+        lastDuration = Double(max(ck_frame_duration(frame), 0)) * timeBase
         if hasCandidate && time > options.start + FrameSampler.epsilon
             && pass.missesSentFrame(candidateTime: candidateTime, pushedCount: sequence.pushedCount) {
             pass.givenUp = true

@@ -31,6 +31,13 @@ extension FrameDecoder {
            StreamTiming.isFrameDuration(duration - lastTime, shortestInterval: shortestDelta ?? step) {
             return duration
         }
+        // No duration in the header (an animated PNG, whose frames each carry their delay): the
+        // last frame's own, when it has a real one (the APNG fixture's last frame is shown 400 ms
+        // after frames 100, 200 and 300 ms apart; the interval before it gave 300).
+        if demuxer.info.duration == nil, lastDuration > 0,
+           StreamTiming.isFrameDuration(lastDuration, shortestInterval: shortestDelta ?? step) {
+            return lastTime + lastDuration
+        }
         return byFrames
     }
 

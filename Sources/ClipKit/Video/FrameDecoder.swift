@@ -76,6 +76,8 @@ final class FrameDecoder: FrameProducer {
     var hasCandidate = false
     var lastTime: Double?
     var lastDelta = 0.0
+    /// The last frame's own duration (its packet's), in seconds; 0 when it has none.
+    var lastDuration = 0.0
     /// Whether every packet read so far has had a timestamp (`skipIfUnneeded`).
     var packetsTimed = true
     /// The smallest interval between decoded frames: what a real frame duration is at least half of.
@@ -124,6 +126,7 @@ final class FrameDecoder: FrameProducer {
             av_frame_unref(candidate)
             lastTime = nil
             lastDelta = 0
+            lastDuration = 0
             shortestDelta = nil
             decoded = 0
             stopped = false
