@@ -50,6 +50,12 @@ say seek_latekey.mp4 "H.264, first decodable frame at 3.1 s"
 "${FF[@]}" "${SRC[@]}" testsrc2=size=48x32:rate=4:duration=3 -pix_fmt pal8 -c:v rawvideo "${BITEXACT[@]}" "$out/palette_raw.avi"
 say palette_raw.avi "raw PAL8 in AVI, header palette"
 
+# palette_raw_cut.avi: palette_raw.avi cut halfway through its last picture (12 pictures of 1536
+# bytes; the last packet holds 768): FFmpeg's rawvideo decoder fills the rest of such a picture
+# from uninitialised memory, so it is not decoded.
+last=$(ffprobe -v error -select_streams v -show_entries packet=pos -of csv=p=0 "$out/palette_raw.avi" | tail -n 1)
+head -c $((last + 8 + 768)) "$out/palette_raw.avi" > "$out/palette_raw_cut.avi"
+say palette_raw_cut.avi "palette_raw.avi cut halfway through its last picture"
 
 # hdr10_nometa.mp4: HDR10 (PQ, BT.2020, 10-bit HEVC) with neither MaxCLL nor mastering display
 # metadata, and its reference tone mapping by libavfilter's zscale + tonemap=hable chain (the

@@ -1,4 +1,5 @@
-// AVI with B-frames: packets timed in decode order, some without a timestamp, Xvid's packed bitstream.
+// AVI with B-frames: packets timed in decode order, some without a timestamp, Xvid's packed bitstream; raw pictures cut short.
+@_weakLinked import CFFmpeg
 import Foundation
 import Testing
 import TestSupport
@@ -42,5 +43,28 @@ import TestSupport
         let timing = try StreamTiming.measure(Fixture.url("video/\(name)"))
         let rate = try #require(timing.measuredFrameRate)
         #expect(abs(rate - 25) < 1.5, "\(name): \(rate)")
+    }
+
+    /// A raw picture cut short (the last of a truncated AVI) is not decoded: FFmpeg's rawvideo
+    /// decoder would fill the rest of it from uninitialised memory, and the picture (and the
+    /// GIF) would depend on what the heap held. The pictures before it are the whole file's.
+    @Test func aRawPictureCutShortIsNotDecoded() throws {
+        func pictures(_ name: String) throws -> [(time: Double, image: RGBAImage)] {
+            let sequence = try VideoReader(url: Fixture.url("video/\(name)")).frames(options: FrameReadOptions(fps: nil, size: .original))
+            defer { sequence.cancel() }
+            var out: [(time: Double, image: RGBAImage)] = []
+            while let frame = try sequence.next() { out.append((frame.sourceTime, frame.image)) }
+            return out
+        }
+        let whole = try pictures("palette_raw.avi"), cut = try pictures("palette_raw_cut.avi")
+        #expect(whole.count == 12 && cut.count == 11, "\(whole.count) and \(cut.count) pictures")
+        for (k, (a, b)) in zip(whole, cut).enumerated() {
+            #expect(a.time == b.time && a.image == b.image, "picture \(k)")
+        }
+        // 48 x 32 palette indices (the palette rides beside them); none for other codecs.
+        for (name, bytes) in [("palette_raw.avi", 48 * 32), ("counter.mp4", nil)] {
+            let demuxer = try Demuxer(url: Fixture.url("video/\(name)"))
+            withExtendedLifetime(demuxer) { #expect(RawPictureSize.bytes(of: demuxer.stream.pointee.codecpar.pointee) == bytes, "\(name)") }
+        }
     }
 }

@@ -45,6 +45,12 @@ extension FrameDecoder {
                     let time = Double(packet.pointee.pts - (origin ?? 0)) * timeBase
                     if time <= options.start + FrameSampler.epsilon { pass.latestSent = max(pass.latestSent ?? time, time) }
                 }
+                if let whole = rawPictureBytes, Int(packet.pointee.size) < whole {
+                    // A raw picture cut short: the one before it stays on screen, as after a
+                    // packet that fails to decode.
+                    firstPacketError = firstPacketError ?? "a raw picture of \(packet.pointee.size) bytes, \(whole) needed"
+                    continue
+                }
                 let sent = avcodec_send_packet(codec, packet)
                 if sent < 0 && sent != ck_averror_eagain() {
                     firstPacketError = firstPacketError ?? ffmpegMessage(sent)

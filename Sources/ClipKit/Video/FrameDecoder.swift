@@ -20,6 +20,8 @@ final class FrameDecoder: FrameProducer {
     /// Seeks over what sparse ticks cannot show (`options.skipsBetweenTicks`).
     var skipper: TickSkipper?
     let expectedCount: Int?
+    /// For raw video, the bytes of a whole picture: a shorter packet is not decoded (`RawPictureSize`).
+    let rawPictureBytes: Int?
 
     init(demuxer: Demuxer, options: FrameReadOptions) throws {
         self.demuxer = demuxer
@@ -37,6 +39,7 @@ final class FrameDecoder: FrameProducer {
             throw ClipKitError.startPastEnd(path: demuxer.path, start: options.start, duration: duration)
         }
         expectedCount = options.expectedCount(duration: info.duration, frameRate: info.frameRate)
+        rawPictureBytes = RawPictureSize.bytes(of: stream.pointee.codecpar.pointee)
 
         if PaletteCarrier.applies(to: stream) { palette = PaletteCarrier() }
         scaler.keepsPaletteAlpha = Scaler.palettesCarryAlpha(demuxer.decoder.pointee.id)
