@@ -8,8 +8,11 @@ import Foundation
 /// output restored from a CI cache, with new modification times, is still known to be up to date.
 /// The same input and options give the same fingerprint, so outputs stay byte-identical.
 public struct Fingerprint: Sendable, Hashable, CustomStringConvertible {
-    /// Raised when clipkit writes different bytes for the same input and options.
-    public static let formatVersion = 1
+    /// Raised when clipkit writes different bytes for the same input and options, so outputs
+    /// of an earlier version are made again once. 2: animated PNGs convert as animations (a
+    /// 1-frame GIF before), a last frame lasts its own packet duration where the header gives
+    /// none, raw pictures cut short are not decoded.
+    public static let formatVersion = 2
     /// The PNG `tEXt` keyword and the GIF comment's prefix.
     static let keyword = "clipkit-fingerprint"
 
