@@ -94,6 +94,23 @@ frames[0].save(sys.argv[1], save_all=True, append_images=frames[1:], duration=[1
 PY
 say anim_apng.png "an animated PNG: four frames, 100-400 ms"
 
+# orient6.jpg: a JPEG photo stored as the sensor saw it, 64x32: quadrants red (top left), green
+# (top right), blue (bottom left), white; EXIF orientation 6 (turn a quarter clockwise to show it
+# upright, as a phone held upright records it): shown 32x64, blue at the top left.
+python3 - "$out/orient6.jpg" <<'PY'
+import sys
+from PIL import Image
+picture = Image.new("RGB", (64, 32))
+colours = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255)]
+for x in range(64):
+    for y in range(32):
+        picture.putpixel((x, y), colours[(x >= 32) + 2 * (y >= 16)])
+exif = Image.Exif()
+exif[0x0112] = 6
+picture.save(sys.argv[1], exif=exif.tobytes(), quality=95)
+PY
+say orient6.jpg "a JPEG with EXIF orientation 6"
+
 # gif/cut_first_image.gif, gif/short_first_image.gif: an opaque 40x30 GIF (3 images, no
 # transparency anywhere) whose first image stops after 20 bytes of LZW data (about 820 of its
 # 1200 pixels): at the end of the file, or with the sub-block, the data and the file closed

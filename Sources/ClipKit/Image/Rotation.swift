@@ -22,6 +22,17 @@ public struct Rotation: Sendable, Equatable, CustomStringConvertible {
         self.init(a: a, b: b, c: c, d: d)
     }
 
+    /// What an EXIF orientation (1-8, `JPEGOrientation`) asks for: 2 mirrors left to right, 3
+    /// turns half a turn, 4 mirrors top to bottom, 5 transposes (the rows become the columns),
+    /// 6 turns a quarter clockwise, 7 transposes across the other diagonal, 8 turns a quarter
+    /// anticlockwise; anything else leaves the picture as it is.
+    public init(exifOrientation orientation: Int) {
+        let matrices: [Int: (Int, Int, Int, Int)] = [2: (-1, 0, 0, 1), 3: (-1, 0, 0, -1), 4: (1, 0, 0, -1), 5: (0, 1, 1, 0),
+                                                     6: (0, 1, -1, 0), 7: (0, -1, -1, 0), 8: (0, -1, 1, 0)]
+        let (a, b, c, d) = matrices[orientation] ?? (1, 0, 0, 1)
+        self.init(a: a, b: b, c: c, d: d)
+    }
+
     /// Reads an FFmpeg display matrix (nine fixed-point values, row-major). Angles are snapped to
     /// quarter turns, as the ffmpeg CLI's autorotate does.
     public init(displayMatrix m: [Int32]) {

@@ -96,6 +96,10 @@ final class Demuxer {
         let rotation: Rotation
         if let matrix = Self.displayMatrix(of: context.pointee.streams[Int(index)]) {
             rotation = Rotation(displayMatrix: Array(UnsafeBufferPointer(start: matrix, count: 9)))
+        } else if parameters.codec_id == AV_CODEC_ID_MJPEG, ["jpeg_pipe", "image2"].contains(String(cString: context.pointee.iformat.pointee.name)),
+                  let orientation = JPEGOrientation.orientation(ofFile: path) {
+            // A JPEG photo: its EXIF orientation, as browsers and viewers show it.
+            rotation = Rotation(exifOrientation: orientation)
         } else {
             rotation = .identity
         }
