@@ -46,7 +46,7 @@ struct GIFCommand: ParsableCommand {
     @Option(help: ArgumentHelp("MP4: x264's constant rate factor, 0 (lossless) to 51; lower is better and larger. Default 23.", valueName: "n"))
     var crf: Double?
 
-    @Option(help: "Frames per second, chosen by timestamp (at most 50). Default 10.")
+    @Option(help: "Frames per second, chosen by timestamp (at most 50). Default 10; a GIF input (without --start, --duration, --end or --speed over 1) keeps its own frames and delays.")
     var fps: Double?
 
     @Option(help: ArgumentHelp("Delay of each PNG frame in centiseconds (PNG input only).", valueName: "cs"))
@@ -119,7 +119,7 @@ struct GIFCommand: ParsableCommand {
     func makeOptions() throws -> GIFOptions {
         var options = GIFOptions()
         options.limits = limits.limits
-        options.fps = fps ?? 10
+        options.fps = fps
         options.size = try FrameSize.from(size: size, width: width, height: height, fallback: .width(480))
         if let start { options.start = try ClipTime.seconds(start, option: "--start") }
         if duration != nil && end != nil {
@@ -285,7 +285,7 @@ struct GIFCommand: ParsableCommand {
                 return report
             }
         case .images(let images):
-            let fps = options.fps
+            let fps = options.fps ?? GIFOptions.defaultFPS
             // Without --delay, frame i is shown at i/fps, rounded cumulatively like video frames.
             let delays = delay.map { Array(repeating: $0, count: images.count) }
                 ?? Delays.centiseconds(times: images.indices.map { Double($0) / fps }, duration: Double(images.count) / fps)

@@ -104,6 +104,43 @@ import TestSupport
         #expect(mixed.status == 2)
     }
 
+    /// A GIF input keeps its own frames and delays unless --fps is given, as gifsicle and
+    /// `ffmpeg -i in.gif out.gif` keep them (at the default 10 fps a 20 fps GIF lost half its
+    /// frames, and 3 cs delays became 10 cs steps). Sped up, it is sampled at 10 fps (the last
+    /// frame lasts to the end: no delay under 2 cs is written).
+    @Test func aGIFKeepsItsOwnFramesAndDelays() throws {
+        let dir = Fixture.scratchDirectory()
+        let names = try PNGFrames.write(7, width: 24, height: 16, in: dir) { i, x, y in (i * 30, x / 4 * 40, y / 4 * 60) }
+        let made = try CLI.run(["gif"] + names + ["--delay", "3", "-q", "-o", "in.gif"], in: dir)
+        #expect(made.status == 0, "\(made.stderr)")
+        let source = try GIFDecoder(url: dir.appendingPathComponent("in.gif")).remainingDelays()
+        #expect(source == Array(repeating: 3, count: 7))
+        let again = try CLI.run(["gif", "in.gif", "-q", "-o", "out.gif"], in: dir)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try GIFDecoder(url: dir.appendingPathComponent("out.gif")).remainingDelays() == source)
+        // Every frame as the source shows it (at most 255 colours: exact).
+        let before = try compositedCanvases(dir.appendingPathComponent("in.gif")), after = try compositedCanvases(dir.appendingPathComponent("out.gif"))
+        #expect(before.count == 7 && before == after)
+
+        let sampled = try CLI.run(["gif", "in.gif", "--fps", "10", "-q", "-o", "ten.gif"], in: dir)
+        #expect(sampled.status == 0)
+        #expect(try GIFDecoder(url: dir.appendingPathComponent("ten.gif")).remainingDelays() == [10, 11])
+        let fast = try CLI.run(["gif", "in.gif", "--speed", "2", "-q", "-o", "fast.gif"], in: dir)
+        #expect(fast.status == 0)
+        #expect(try GIFDecoder(url: dir.appendingPathComponent("fast.gif")).remainingDelays() == [11])
+    }
+
+    func compositedCanvases(_ url: URL) throws -> [RGBAImage] {
+        let decoder = try GIFDecoder(url: url)
+        var compositor = Compositor(width: decoder.canvasWidth, height: decoder.canvasHeight, globalPalette: decoder.globalPalette)
+        var canvases: [RGBAImage] = []
+        while let frame = try decoder.next() {
+            compositor.draw(frame, decodedPixels: decoder.decodedPixelCount)
+            canvases.append(compositor.canvas)
+        }
+        return canvases
+    }
+
     /// An animated PNG (APNG) is an animation, converted as a video is: its frames and delays,
     /// not its first frame alone, as a still PNG is.
     @Test func convertsAnAnimatedPNGAsAVideo() throws {

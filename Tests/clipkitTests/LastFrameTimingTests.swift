@@ -53,9 +53,16 @@ import TestSupport
                                      indices: [UInt8](repeating: 0, count: 32 * 32)))
         }
         try encoder.finish()
-        for (arguments, expected) in [(["--duration", "0.2"], [10, 10]), (["--start", "0.1", "--duration", "0.2"], [10, 10])] {
+        for (arguments, expected) in [(["--duration", "0.2"], [10, 10]), (["--start", "0.1", "--duration", "0.2"], [10, 10]),
+                                      (["--duration", "0.2", "--fps", "10"], [10, 10])] {
             #expect(try CLI.run(["gif", source.path, "-o", "cut.gif", "--force", "-q"] + arguments, in: scratch).status == 0)
-            #expect(try Decoded.gif(scratch.appendingPathComponent("cut.gif")).delays == expected, "\(arguments)")
+            let delays = try Decoded.gif(scratch.appendingPathComponent("cut.gif")).delays
+            #expect(delays == expected, "\(arguments): \(delays)")
         }
+        // Whole, it keeps its own 3 cs frames (a cut of it is sampled at 10 fps, above): every
+        // delay a run of them (two frames 8 levels apart are within the change threshold), 90 cs in all.
+        #expect(try CLI.run(["gif", source.path, "-o", "whole.gif", "-q"], in: scratch).status == 0)
+        let whole = try Decoded.gif(scratch.appendingPathComponent("whole.gif")).delays
+        #expect(whole.reduce(0, +) == 90 && whole.allSatisfy { $0 % 3 == 0 } && whole.count >= 10, "\(whole)")
     }
 }

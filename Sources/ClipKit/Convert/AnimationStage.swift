@@ -62,7 +62,7 @@ enum AnimationStage {
                 try options.limits.checkDeadline(source)
                 if writer == nil {
                     writer = try AnimationWriter(destination: target.url, format: target.format, options: options.animation,
-                                                 width: frame.image.width, height: frame.image.height, frameRate: options.fps,
+                                                 width: frame.image.width, height: frame.image.height, frameRate: options.fps ?? GIFOptions.defaultFPS,
                                                  limits: options.limits, budget: budget)
                 }
                 try writer?.add(frame.image, time: frame.time)

@@ -195,6 +195,20 @@ struct ConversionRun: Sendable {
         }
     }
 
+    /// The rate the source is sampled at: `fps` when given; else nil (every frame at its own
+    /// time) for a whole GIF at normal speed or slower, whose delays are all ones browsers play
+    /// (2 cs or more), and `GIFOptions.defaultFPS` for the rest. (A 20 fps GIF came out at 10
+    /// fps, half its frames gone, where gifsicle and ffmpeg keep them all.) Sped up, its delays
+    /// could fall under 2 cs; cut mid-frame (`--start`, `--duration`), its first or last frame
+    /// could last 1 cs, which browsers play as 10.
+    func readRate(_ options: GIFOptions) -> Double? {
+        if let fps = options.fps { return fps }
+        if options.speed <= 1, options.start == 0, options.end == nil, case .video(let url) = source, GIFFrameSource.isGIF(url) {
+            return nil
+        }
+        return GIFOptions.defaultFPS
+    }
+
     /// The poster: the first decoded frame as a PNG (RGBA when it has transparent pixels, like a thumbnail).
     private func writePoster(_ poster: URL, from images: BoundedQueue<RGBAImage>, fingerprint: Fingerprint?) throws -> AtomicFile {
         guard let image = try images.pop() else {
@@ -208,7 +222,7 @@ struct ConversionRun: Sendable {
 
     /// What a reader decodes for `options`: frames arrive in output time (the speed applied).
     func readOptions(_ options: GIFOptions) -> FrameReadOptions {
-        var read = FrameReadOptions(start: options.start, end: options.end, fps: options.fps, size: options.size)
+        var read = FrameReadOptions(start: options.start, end: options.end, fps: readRate(options), size: options.size)
         read.speed = options.speed
         read.queueCapacity = 3
         read.limits = options.limits

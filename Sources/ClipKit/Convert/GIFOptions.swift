@@ -15,8 +15,13 @@ public enum PaletteMode: String, Sendable, CaseIterable {
 
 /// Everything that shapes a GIF made by `GIFConverter`, and the limits of one input.
 public struct GIFOptions: Sendable {
-    /// Output frames per second (at most `TimingBounds.maxGIFFPS`: browsers slow down shorter delays).
-    public var fps: Double = 10
+    /// Output frames per second (at most `TimingBounds.maxGIFFPS`: browsers slow down shorter
+    /// delays). nil: a whole GIF input keeps its own frames and delays, as gifsicle and `ffmpeg
+    /// -i in.gif out.gif` do (cut or sped up, it is sampled at `defaultFPS`: a delay could fall
+    /// under what browsers play); other inputs are sampled at `defaultFPS`.
+    public var fps: Double?
+    /// The frame rate of a video (or a sped-up GIF) when `fps` is not given.
+    public static let defaultFPS = 10.0
     public var size: FrameSize = .width(480)
     /// Seconds into the source where the GIF starts.
     public var start: Double = 0
@@ -102,7 +107,7 @@ public struct GIFOptions: Sendable {
     /// are not among them.
     public var fingerprintOptions: String {
         let fields = [
-            "fps=\(fps)", "size=\(size.key)", "start=\(start)", "end=\(end.map { "\($0)" } ?? "none")",
+            "fps=\(fps.map { "\($0)" } ?? "source")", "size=\(size.key)", "start=\(start)", "end=\(end.map { "\($0)" } ?? "none")",
             "speed=\(speed)", "colors=\(colors)", "dither=\(dither.rawValue)", "palette=\(palette.rawValue)",
             "threshold=\(changeThreshold)", "loop=\(loopCount.map { "\($0)" } ?? "none")", "merge=\(mergeIdenticalFrames)",
         ]
@@ -118,7 +123,7 @@ public struct GIFOptions: Sendable {
 
     /// Throws `ClipKitError.invalidOption` for values that cannot work.
     public func validate() throws {
-        try TimingBounds.checkFPS(fps, atMost: TimingBounds.maxGIFFPS)
+        if let fps { try TimingBounds.checkFPS(fps, atMost: TimingBounds.maxGIFFPS) }
         try TimingBounds.checkSpeed(speed)
         guard (2...256).contains(colors) else {
             throw ClipKitError.invalidOption(name: "--colors", reason: "must be 2 to 256, got \(colors)")

@@ -11,7 +11,8 @@ public struct Fingerprint: Sendable, Hashable, CustomStringConvertible {
     /// Raised when clipkit writes different bytes for the same input and options, so outputs
     /// of an earlier version are made again once. 2: animated PNGs convert as animations (a
     /// 1-frame GIF before), a last frame lasts its own packet duration where the header gives
-    /// none, raw pictures cut short are not decoded.
+    /// none, raw pictures cut short are not decoded, JPEG photos are turned upright by their
+    /// EXIF orientation.
     public static let formatVersion = 2
     /// The PNG `tEXt` keyword and the GIF comment's prefix.
     static let keyword = "clipkit-fingerprint"
