@@ -13,6 +13,46 @@ import TestSupport
         return (result, try GiflibReference(url: out), out)
     }
 
+    /// A GIF whose later images use a transparent index only for the pixels that did not change
+    /// (as optimisers and ffmpeg write them), over an opaque first image covering the canvas, is
+    /// opaque on screen: re-encoded with change rectangles, as a video is, instead of frame by
+    /// frame whole (2.9 times its source's bytes at 50 fps). A first image that is transparent,
+    /// or restored away, still makes a GIF transparent.
+    @Test func anOptimisedGIFIsOpaqueOnScreen() throws {
+        let dir = Fixture.scratchDirectory()
+        let (w, h) = (48, 32)
+        var rgb: [UInt8] = []
+        for k in 0..<16 { rgb += [UInt8(k * 16), UInt8(255 - k * 16), UInt8(k * 8)] }
+        let palette = Palette(rgb: rgb)
+        func write(_ name: String, firstTransparent: Int? = nil, firstDisposal: GIFDisposal = .none) throws -> URL {
+            let url = dir.appendingPathComponent(name)
+            let encoder = try GIFEncoder(url: url, width: w, height: h, globalPalette: palette, loopCount: 0)
+            try encoder.add(GIFFrame(width: w, height: h, delay: 10, disposal: firstDisposal, transparentIndex: firstTransparent,
+                                     indices: (0..<w * h).map { UInt8($0 % w / 4) }))
+            // An 8x8 square of colour 15 moving right, in a 16x16 image whose other pixels are the
+            // transparent index 14 (a colour of the first image).
+            for k in 0..<5 {
+                var indices = [UInt8](repeating: 14, count: 256)
+                for y in 4..<12 { for x in 4..<12 { indices[y * 16 + x] = 15 } }
+                try encoder.add(GIFFrame(left: 4 * k, top: 8, width: 16, height: 16, delay: 10, disposal: .none, transparentIndex: 14, indices: indices))
+            }
+            try encoder.finish()
+            return url
+        }
+        let optimised = try write("optimised.gif")
+        #expect(try !GIFDecoder(url: optimised).scan().mayBeTransparent)
+        #expect(try GIFDecoder(url: write("clear.gif", firstTransparent: 3)).scan().mayBeTransparent)
+        #expect(try GIFDecoder(url: write("restored.gif", firstDisposal: .previous)).scan().mayBeTransparent)
+
+        let out = dir.appendingPathComponent("out.gif")
+        _ = try GIFConverter().convert(video: optimised, to: out)
+        let (source, written) = (try GiflibReference(url: optimised), try GiflibReference(url: out))
+        #expect(written.canvases == source.canvases, "every frame as the source shows it (16 colours: exact)")
+        #expect(written.delays == source.delays)
+        // After the first, each image is the square's change rectangle, not the whole canvas.
+        #expect(written.images.dropFirst().allSatisfy { $0.width * $0.height < w * h / 4 }, "\(written.images.map { ($0.width, $0.height) })")
+    }
+
     @Test func tenFPSFromThirtyPicksByTimestamp() throws {
         let (result, gif, _) = try convert("counter.mp4")
         #expect(gif.width == 160 && gif.height == 120)

@@ -20,8 +20,9 @@ public struct GIFScan: Sendable, Equatable {
     /// The sum of every image's declared area: what decoding and compositing will cost,
     /// whatever the file's size.
     public var declaredPixels = 0
-    /// Whether any displayed pixel can be transparent: an image has a transparent index, clears
-    /// to the (transparent) background, or the first image leaves part of the canvas undrawn,
+    /// Whether any displayed pixel can be transparent: an image has a transparent index before
+    /// an opaque one covered the canvas, one clears to the (transparent) background, or the first
+    /// image leaves part of the canvas undrawn,
     /// by its place or because its data gives fewer pixels than it declares (counted with the
     /// LZW codes, until an image covers the canvas).
     public var mayBeTransparent = false
