@@ -20,7 +20,8 @@ import TestSupport
     /// or restored away, still makes a GIF transparent.
     @Test func anOptimisedGIFIsOpaqueOnScreen() throws {
         let dir = Fixture.scratchDirectory()
-        let (w, h) = (48, 32)
+        // 96x64: above the size where small pictures share one palette anyway (`SharedPalettePool`).
+        let (w, h) = (96, 64)
         var rgb: [UInt8] = []
         for k in 0..<16 { rgb += [UInt8(k * 16), UInt8(255 - k * 16), UInt8(k * 8)] }
         let palette = Palette(rgb: rgb)
@@ -28,7 +29,7 @@ import TestSupport
             let url = dir.appendingPathComponent(name)
             let encoder = try GIFEncoder(url: url, width: w, height: h, globalPalette: palette, loopCount: 0)
             try encoder.add(GIFFrame(width: w, height: h, delay: 10, disposal: firstDisposal, transparentIndex: firstTransparent,
-                                     indices: (0..<w * h).map { UInt8($0 % w / 4) }))
+                                     indices: (0..<w * h).map { UInt8($0 % w / 8) }))
             // An 8x8 square of colour 15 moving right, in a 16x16 image whose other pixels are the
             // transparent index 14 (a colour of the first image).
             for k in 0..<5 {
@@ -51,6 +52,13 @@ import TestSupport
         #expect(written.delays == source.delays)
         // After the first, each image is the square's change rectangle, not the whole canvas.
         #expect(written.images.dropFirst().allSatisfy { $0.width * $0.height < w * h / 4 }, "\(written.images.map { ($0.width, $0.height) })")
+        // Its images all use the global table, at its own size: one table for the GIF (`--palette
+        // auto`), not one a frame; with --palette per-frame, tables of their own.
+        #expect(written.hasGlobalTable && written.images.allSatisfy { !$0.hasLocalTable })
+        var perFrame = GIFOptions()
+        perFrame.palette = .perFrame
+        _ = try GIFConverter(options: perFrame).convert(video: optimised, to: out)
+        #expect(try GiflibReference(url: out).images.dropFirst().contains(where: \.hasLocalTable))
     }
 
     @Test func tenFPSFromThirtyPicksByTimestamp() throws {
