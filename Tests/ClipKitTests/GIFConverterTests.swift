@@ -16,8 +16,9 @@ import TestSupport
     /// A GIF whose later images use a transparent index only for the pixels that did not change
     /// (as optimisers and ffmpeg write them), over an opaque first image covering the canvas, is
     /// opaque on screen: re-encoded with change rectangles, as a video is, instead of frame by
-    /// frame whole (2.9 times its source's bytes at 50 fps). A first image that is transparent,
-    /// or restored away, still makes a GIF transparent.
+    /// frame whole (2.9 times its source's bytes at 50 fps); so is one of whole opaque frames,
+    /// each clearing the last. A first image that is transparent, or restored away, or a clear
+    /// that the next image does not cover, still makes a GIF transparent.
     @Test func anOptimisedGIFIsOpaqueOnScreen() throws {
         let dir = Fixture.scratchDirectory()
         // 96x64: above the size where small pictures share one palette anyway (`SharedPalettePool`).
@@ -42,6 +43,19 @@ import TestSupport
         }
         let optimised = try write("optimised.gif")
         #expect(try !GIFDecoder(url: optimised).scan().mayBeTransparent)
+        // Whole opaque frames, each clearing the last to the background: opaque on screen too;
+        // a clear that a smaller image does not cover shows.
+        for (name, nextWidth, transparent) in [("whole.gif", w, false), ("cleared.gif", w / 2, true)] {
+            let url = dir.appendingPathComponent(name)
+            let encoder = try GIFEncoder(url: url, width: w, height: h, globalPalette: palette, loopCount: 0)
+            for k in 0..<3 {
+                let width = k == 0 ? w : nextWidth
+                try encoder.add(GIFFrame(width: width, height: h, delay: 10, disposal: .background,
+                                         indices: (0..<width * h).map { UInt8(($0 % width / 8 + k) % 16) }))
+            }
+            try encoder.finish()
+            #expect(try GIFDecoder(url: url).scan().mayBeTransparent == transparent, "\(name)")
+        }
         #expect(try GIFDecoder(url: write("clear.gif", firstTransparent: 3)).scan().mayBeTransparent)
         #expect(try GIFDecoder(url: write("restored.gif", firstDisposal: .previous)).scan().mayBeTransparent)
 

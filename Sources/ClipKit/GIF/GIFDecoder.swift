@@ -129,15 +129,27 @@ public final class GIFDecoder {
         // make a pixel transparent. (Taken as transparent, such a GIF was re-encoded frame by
         // frame whole: 2.9 times the bytes of its source at 50 fps.)
         var opaque = false
+        // The last image cleared its rectangle to the (transparent) background: it shows unless
+        // the next image covers the canvas, whole and opaque (encoders that write every frame
+        // whole, each clearing the last, over an opaque picture).
+        var pendingClear = false
+        var firstCoversOpaque = false
         countsPixels = true
         defer { countsPixels = false }
         while let image = try nextImage(decoding: false) {
             try deadline.check(url.path)
-            countsPixels = !covered && !scan.mayBeTransparent
+            // Whether this image's decoded pixels were counted (see `countsPixels` below).
+            let counted = countsPixels
             let wasOpaque = opaque
+            let coversCanvas = image.left == 0 && image.top == 0 && image.width >= canvasWidth && image.height >= canvasHeight
+            let coversOpaque = coversCanvas && counted && decodedPixelCount >= image.width * image.height
+                && image.transparentIndex == nil && image.disposal != .previous
+            if scan.delays.isEmpty { firstCoversOpaque = coversOpaque }
+            if pendingClear && !coversOpaque { scan.mayBeTransparent = true }
+            pendingClear = image.disposal == .background
             if decodedPixelCount < image.width * image.height && !covered {
                 scan.mayBeTransparent = true
-            } else if image.left == 0 && image.top == 0 && image.width >= canvasWidth && image.height >= canvasHeight {
+            } else if coversCanvas {
                 covered = true
                 // (Restored to what was before it, the canvas would be clear again.)
                 if image.transparentIndex == nil && image.disposal != .previous { opaque = true }
@@ -146,12 +158,17 @@ public final class GIFDecoder {
             scan.controlled.append(image.hasGraphicControl)
             if image.localPalette != nil { scan.localPaletteCount += 1 }
             scan.declaredPixels += image.width * image.height
-            if (image.transparentIndex != nil && !opaque) || image.disposal == .background || (image.disposal == .previous && !wasOpaque)
+            if (image.transparentIndex != nil && !opaque) || (image.disposal == .previous && !wasOpaque)
                 || (scan.delays.count == 1 && (image.left > 0 || image.top > 0
                     || image.left + image.width < canvasWidth || image.top + image.height < canvasHeight)) {
                 scan.mayBeTransparent = true
             }
+            // The next image's pixels are counted until an image covers the canvas, and after a
+            // clear (whether the next covers it whole).
+            countsPixels = (!covered && !scan.mayBeTransparent) || pendingClear
         }
+        // The last image's clear shows when the animation starts again, unless the first covers it.
+        if pendingClear && !firstCoversOpaque { scan.mayBeTransparent = true }
         scan.frames = Compositor.displayedFrames(delays: scan.delays, controlled: scan.controlled)
         scan.loopCount = loopCount
         scan.warnings = warnings
