@@ -82,7 +82,7 @@ struct GIFCommand: ParsableCommand {
     @Option(help: ArgumentHelp("auto (the default: per-frame, but on small pictures, where a frame's own colour table would be a quarter of its bytes or more, up to 4,608 pixels with 256 colours such as 64x64, one palette for the clip, made from the frames held in memory; and a GIF input whose images all use its global table, at its own size, one palette as with global; neither with --max-bytes), per-frame (each frame its own best colours) or global (one palette for the clip, from a first decoding pass).", valueName: "kind"))
     var palette: String = PaletteMode.auto.rawValue
 
-    @Option(help: ArgumentHelp("Colour change below which a pixel counts as unchanged between frames (0 = exact; larger = smaller files). A changed pixel may also keep what is already shown where that is about as close to it as a fresh colour (within 60, never more than this; under --lossy, at least as close). Default \(GIFOptions().changeThreshold).", valueName: "n"))
+    @Option(help: ArgumentHelp("Colour change below which a pixel counts as unchanged between frames (0 = exact; larger = smaller files). A changed pixel may also keep what is already shown where that is about as close to it as a fresh colour (within 60, never more than this; under --lossy, at least as close). Default \(GIFOptions().changeThreshold); 0 for a GIF input (drawn exactly) without --quality or --max-bytes.", valueName: "n"))
     var threshold: Int?
 
     @Option(help: ArgumentHelp("Lossy LZW compression, 0 (off, exact; the default) to 1000: higher gives smaller files with more noise; 20 to 80 is a good range. Given with --max-bytes (even 0), it stays.", valueName: "n"))

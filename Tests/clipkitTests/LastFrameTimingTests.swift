@@ -59,10 +59,14 @@ import TestSupport
             let delays = try Decoded.gif(scratch.appendingPathComponent("cut.gif")).delays
             #expect(delays == expected, "\(arguments): \(delays)")
         }
-        // Whole, it keeps its own 3 cs frames (a cut of it is sampled at 10 fps, above): every
-        // delay a run of them (two frames 8 levels apart are within the change threshold), 90 cs in all.
+        // Whole, it keeps its own 3 cs frames (a cut of it is sampled at 10 fps, above), every
+        // one though each is only 8 levels from the last: a GIF is drawn exactly (threshold 0)
+        // unless a threshold is asked for. With the video default, pairs merge.
         #expect(try CLI.run(["gif", source.path, "-o", "whole.gif", "-q"], in: scratch).status == 0)
         let whole = try Decoded.gif(scratch.appendingPathComponent("whole.gif")).delays
-        #expect(whole.reduce(0, +) == 90 && whole.allSatisfy { $0 % 3 == 0 } && whole.count >= 10, "\(whole)")
+        #expect(whole == Array(repeating: 3, count: 30), "\(whole)")
+        #expect(try CLI.run(["gif", source.path, "-o", "merged.gif", "-q", "--threshold", "250"], in: scratch).status == 0)
+        let merged = try Decoded.gif(scratch.appendingPathComponent("merged.gif")).delays
+        #expect(merged.reduce(0, +) == 90 && merged.count < 30, "\(merged)")
     }
 }
