@@ -87,7 +87,7 @@ extension ConversionRun {
     /// re-encoded took 295 KB with a table a frame (70 KB of them), 226 KB with one. The colours
     /// are gathered by decoding the GIF once more (its images, not a video's pictures).
     private func sharesGIFPalette(_ url: URL, options: GIFOptions) -> Bool {
-        guard options.palette == .auto, options.maxBytes == nil, GIFFrameSource.isGIF(url),
+        guard sourceIsGIF, options.palette == .auto, options.maxBytes == nil,
               let decoder = try? GIFDecoder(url: url, maxPixels: options.limits.maxPixels), decoder.globalPalette != nil,
               let scan = try? decoder.scan(deadline: options.limits.deadline), scan.localPaletteCount == 0 else { return false }
         let size = (width: decoder.canvasWidth, height: decoder.canvasHeight)

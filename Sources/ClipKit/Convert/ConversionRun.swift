@@ -23,8 +23,11 @@ enum ConversionSource: Sendable {
 /// `GIFOptions` they are given (`--max-bytes` narrows the picture, lowers the colours).
 struct ConversionRun: Sendable {
     let source: ConversionSource
+    /// The source is a GIF (by its signature): its own timing, exact drawing and one palette
+    /// apply (`readRate`, the threshold below, `sharesGIFPalette`).
+    let sourceIsGIF: Bool
     /// The converter's options with what a run derives from them: limits started, measuring on
-    /// when a quality floor is set, the WebP/MP4 loop count from the GIF's.
+    /// when a quality floor is set, a GIF input's threshold, the WebP/MP4 loop count from the GIF's.
     let options: GIFOptions
     let job: OutputJob
     let outputs: ConversionOutputs
@@ -40,12 +43,12 @@ struct ConversionRun: Sendable {
         var options = options
         options.limits = job.limits
         if options.minQuality != nil { options.measure = true }
+        if case .video(let url) = source { sourceIsGIF = GIFFrameSource.isGIF(url) } else { sourceIsGIF = false }
         // A GIF input is drawn exactly unless a threshold (or a `--quality` level or byte limit,
         // which set one) is asked for: its pictures are palettised already, so the default
-        // threshold saved 0.04% of the bytes of 205 GIFs re-encoded, and dropped changes a viewer
+        // threshold saved 0.17% of the bytes of 205 GIFs re-encoded, and dropped changes a viewer
         // sees (a fade in steps of 8 levels lost every other frame).
-        if case .video(let url) = source, !options.givenSettings.contains(.changeThreshold), options.quality == nil,
-           options.maxBytes == nil, GIFFrameSource.isGIF(url) {
+        if sourceIsGIF, !options.givenSettings.contains(.changeThreshold), options.quality == nil, options.maxBytes == nil {
             options.changeThreshold = 0
         }
         // WebP's count is of plays; the GIF's NETSCAPE count N plays N+1 times, none plays once.
@@ -211,9 +214,7 @@ struct ConversionRun: Sendable {
     /// could last 1 cs, which browsers play as 10.
     func readRate(_ options: GIFOptions) -> Double? {
         if let fps = options.fps { return fps }
-        if options.speed <= 1, options.start == 0, options.end == nil, case .video(let url) = source, GIFFrameSource.isGIF(url) {
-            return nil
-        }
+        if sourceIsGIF, options.speed <= 1, options.start == 0, options.end == nil { return nil }
         return GIFOptions.defaultFPS
     }
 

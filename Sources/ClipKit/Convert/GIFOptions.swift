@@ -107,7 +107,7 @@ public struct GIFOptions: Sendable {
     /// are not among them.
     public var fingerprintOptions: String {
         let fields = [
-            "fps=\(fps.map { "\($0)" } ?? "source")", "size=\(size.key)", "start=\(start)", "end=\(end.map { "\($0)" } ?? "none")",
+            "fps=\(fps.map { "\($0)" } ?? "default")", "size=\(size.key)", "start=\(start)", "end=\(end.map { "\($0)" } ?? "none")",
             "speed=\(speed)", "colors=\(colors)", "dither=\(dither.rawValue)", "palette=\(palette.rawValue)",
             "threshold=\(changeThreshold)", "loop=\(loopCount.map { "\($0)" } ?? "none")", "merge=\(mergeIdenticalFrames)",
         ]
