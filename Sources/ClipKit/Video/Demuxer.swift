@@ -244,7 +244,7 @@ final class Demuxer {
     static func startsWithPNGSignature(_ path: String) -> Bool {
         guard let handle = FileSystemPath.handleForReading(path) else { return false }
         defer { try? handle.close() }
-        return (try? handle.read(upToCount: 8)) == Data([137, 80, 78, 71, 13, 10, 26, 10])
+        return (try? handle.read(upToCount: 8)).map([UInt8].init) == PNGReader.signature
     }
 
     /// True for a header duration of 0xFFFFFFFF time-scale units (143,165 s at 30000/s): the
