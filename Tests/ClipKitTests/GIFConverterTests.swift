@@ -26,11 +26,13 @@ import TestSupport
         var rgb: [UInt8] = []
         for k in 0..<16 { rgb += [UInt8(k * 16), UInt8(255 - k * 16), UInt8(k * 8)] }
         let palette = Palette(rgb: rgb)
-        func write(_ name: String, firstTransparent: Int? = nil, firstDisposal: GIFDisposal = .none) throws -> URL {
+        func write(_ name: String, firstTransparent: Int? = nil, firstDisposal: GIFDisposal = .none,
+                   firstTable: [UInt8]? = nil) throws -> URL {
             let url = dir.appendingPathComponent(name)
             let encoder = try GIFEncoder(url: url, width: w, height: h, globalPalette: palette, loopCount: 0)
+            // Colours 0-11: 12-15 are not drawn by the first image.
             try encoder.add(GIFFrame(width: w, height: h, delay: 10, disposal: firstDisposal, transparentIndex: firstTransparent,
-                                     indices: (0..<w * h).map { UInt8($0 % w / 8) }))
+                                     localPalette: firstTable, indices: (0..<w * h).map { UInt8($0 % w / 8) }))
             // An 8x8 square of colour 15 moving right, in a 16x16 image whose other pixels are the
             // transparent index 14 (a colour of the first image).
             for k in 0..<5 {
@@ -57,18 +59,25 @@ import TestSupport
             #expect(try GIFDecoder(url: url).scan().mayBeTransparent == transparent, "\(name)")
         }
         #expect(try GIFDecoder(url: write("clear.gif", firstTransparent: 3)).scan().mayBeTransparent)
+        // As ffmpeg's paletteuse writes: a transparent index in every image, the first's not drawn
+        // (an opaque picture), and the first image's table a copy of the global one.
+        let reserved = try write("reserved.gif", firstTransparent: 13, firstTable: palette.rgb)
+        let reservedScan = try GIFDecoder(url: reserved).scan()
+        #expect(!reservedScan.mayBeTransparent && reservedScan.localPaletteCount == 1 && reservedScan.ownPaletteCount == 0)
         #expect(try GIFDecoder(url: write("restored.gif", firstDisposal: .previous)).scan().mayBeTransparent)
 
         let out = dir.appendingPathComponent("out.gif")
-        _ = try GIFConverter().convert(video: optimised, to: out)
-        let (source, written) = (try GiflibReference(url: optimised), try GiflibReference(url: out))
-        #expect(written.canvases == source.canvases, "every frame as the source shows it (16 colours: exact)")
-        #expect(written.delays == source.delays)
-        // After the first, each image is the square's change rectangle, not the whole canvas.
-        #expect(written.images.dropFirst().allSatisfy { $0.width * $0.height < w * h / 4 }, "\(written.images.map { ($0.width, $0.height) })")
-        // Its images all use the global table, at its own size: one table for the GIF (`--palette
-        // auto`), not one a frame; with --palette per-frame, tables of their own.
-        #expect(written.hasGlobalTable && written.images.allSatisfy { !$0.hasLocalTable })
+        for input in [optimised, reserved] {
+            _ = try GIFConverter().convert(video: input, to: out)
+            let (source, written) = (try GiflibReference(url: input), try GiflibReference(url: out))
+            #expect(written.canvases == source.canvases, "every frame as the source shows it (16 colours: exact)")
+            #expect(written.delays == source.delays)
+            // After the first, each image is the square's change rectangle, not the whole canvas.
+            #expect(written.images.dropFirst().allSatisfy { $0.width * $0.height < w * h / 4 }, "\(written.images.map { ($0.width, $0.height) })")
+            // Its images all use the global table, at its own size: one table for the GIF
+            // (`--palette auto`), not one a frame; with --palette per-frame, tables of their own.
+            #expect(written.hasGlobalTable && written.images.allSatisfy { !$0.hasLocalTable }, "\(input.lastPathComponent)")
+        }
         var perFrame = GIFOptions()
         perFrame.palette = .perFrame
         _ = try GIFConverter(options: perFrame).convert(video: optimised, to: out)

@@ -81,15 +81,16 @@ extension ConversionRun {
     }
 
     /// Whether `--palette auto` gives a GIF input one palette (as `--palette global` does): a
-    /// GIF whose images all use its global colour table, converted at its own size, not under
+    /// GIF whose images all read their indices against one colour table (the global one, or
+    /// local tables that repeat it or each other), converted at its own size, not under
     /// `--max-bytes` (whose narrower passes would not share it). Its frames hold the table's
     /// colours, so one table serves them all, as in the source: a 2 s 50 fps ffmpeg GIF (226 KB)
     /// re-encoded took 295 KB with a table a frame (70 KB of them), 226 KB with one. The colours
     /// are gathered by decoding the GIF once more (its images, not a video's pictures).
     private func sharesGIFPalette(_ url: URL, options: GIFOptions) -> Bool {
         guard sourceIsGIF, options.palette == .auto, options.maxBytes == nil,
-              let decoder = try? GIFDecoder(url: url, maxPixels: options.limits.maxPixels), decoder.globalPalette != nil,
-              let scan = try? decoder.scan(deadline: options.limits.deadline), scan.localPaletteCount == 0 else { return false }
+              let decoder = try? GIFDecoder(url: url, maxPixels: options.limits.maxPixels),
+              let scan = try? decoder.scan(deadline: options.limits.deadline), scan.ownPaletteCount == 0 else { return false }
         let size = (width: decoder.canvasWidth, height: decoder.canvasHeight)
         return options.size.resolve(width: size.width, height: size.height) == size
     }

@@ -101,6 +101,7 @@ extension GIFDecoder {
                              interlaced: packed & 0x40 != 0, localPalette: localPalette, indices: [])
         frame.hasGraphicControl = hasControl
         guard decoding else {
+            countedUsesTransparency = true
             // The code size byte, then the data sub-blocks.
             guard let codeSize = reader.byte() else {
                 truncated("in image \(index)")
@@ -212,7 +213,7 @@ extension GIFDecoder {
     }
 
     func countPixels(of frame: GIFFrame, codeSize: Int, index: Int) {
-        lzw.reset(minimumCodeSize: codeSize)
+        lzw.reset(minimumCodeSize: codeSize, watching: frame.transparentIndex)
         let total = frame.width * frame.height
         loop: while true {
             switch reader.subBlock() {
@@ -225,6 +226,7 @@ extension GIFDecoder {
             }
         }
         decodedPixelCount = lzw.position
+        countedUsesTransparency = frame.transparentIndex != nil && lzw.sawWatched
     }
 
     func skipSubBlocks(context: String) {

@@ -36,6 +36,9 @@ public final class GIFDecoder {
     /// How many of the last returned image's pixels its data provided, counted in stored order
     /// (row by row in interlace pass order). The others hold index 0 and must be shown as transparent.
     public internal(set) var decodedPixelCount = 0
+    /// Whether the last image scanned with its pixels counted (`countsPixels`) draws its
+    /// transparent index at any of them; true when it was not counted (not known).
+    var countedUsesTransparency = true
     /// Images read so far.
     public internal(set) var imageCount = 0
 
@@ -134,6 +137,8 @@ public final class GIFDecoder {
         // whole, each clearing the last, over an opaque picture).
         var pendingClear = false
         var firstCoversOpaque = false
+        // The table the images' indices are read against when they all mean the same colours.
+        var sharedTable = globalPalette
         countsPixels = true
         defer { countsPixels = false }
         while let image = try nextImage(decoding: false) {
@@ -141,9 +146,14 @@ public final class GIFDecoder {
             // Whether this image's decoded pixels were counted (see `countsPixels` below).
             let counted = countsPixels
             let wasOpaque = opaque
+            // Its transparent index is drawn: declared, and (when its pixels were counted) used.
+            // (ffmpeg's paletteuse reserves an index for transparency in every image, the first
+            // over an opaque picture too: taken as drawn, a 320x240 GIF of it was re-encoded
+            // frame by frame whole, 1.4 times its source's bytes.)
+            let drawsTransparent = image.transparentIndex != nil && countedUsesTransparency
             let coversCanvas = image.left == 0 && image.top == 0 && image.width >= canvasWidth && image.height >= canvasHeight
             let coversOpaque = coversCanvas && counted && decodedPixelCount >= image.width * image.height
-                && image.transparentIndex == nil && image.disposal != .previous
+                && !drawsTransparent && image.disposal != .previous
             if scan.delays.isEmpty { firstCoversOpaque = coversOpaque }
             if pendingClear && !coversOpaque { scan.mayBeTransparent = true }
             pendingClear = image.disposal == .background
@@ -152,13 +162,24 @@ public final class GIFDecoder {
             } else if coversCanvas {
                 covered = true
                 // (Restored to what was before it, the canvas would be clear again.)
-                if image.transparentIndex == nil && image.disposal != .previous { opaque = true }
+                if !drawsTransparent && image.disposal != .previous { opaque = true }
             }
             scan.delays.append(image.delay)
             scan.controlled.append(image.hasGraphicControl)
-            if image.localPalette != nil { scan.localPaletteCount += 1 }
+            if let local = image.localPalette {
+                scan.localPaletteCount += 1
+                // (ffmpeg gives the first image a copy of the global table; some encoders give
+                // every image the same table and write no global one.)
+                if let shared = sharedTable {
+                    if !(local.count <= shared.count && shared.starts(with: local)) { scan.ownPaletteCount += 1 }
+                } else {
+                    sharedTable = local
+                }
+            } else if sharedTable == nil {
+                scan.ownPaletteCount += 1
+            }
             scan.declaredPixels += image.width * image.height
-            if (image.transparentIndex != nil && !opaque) || (image.disposal == .previous && !wasOpaque)
+            if (drawsTransparent && !opaque) || (image.disposal == .previous && !wasOpaque)
                 || (scan.delays.count == 1 && (image.left > 0 || image.top > 0
                     || image.left + image.width < canvasWidth || image.top + image.height < canvasHeight)) {
                 scan.mayBeTransparent = true

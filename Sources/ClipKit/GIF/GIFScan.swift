@@ -17,6 +17,9 @@ public struct GIFScan: Sendable, Equatable {
     public var hasGlobalPalette: Bool
     /// Images with a local colour table.
     public var localPaletteCount = 0
+    /// Images whose indices mean other colours than the first table's (the global one, else the
+    /// first local one): 0 when one table would serve every image.
+    public var ownPaletteCount = 0
     /// The sum of every image's declared area: what decoding and compositing will cost,
     /// whatever the file's size.
     public var declaredPixels = 0

@@ -22,6 +22,10 @@ final class LZWDecoder {
     private(set) var producedExcess = false
     /// Whole bytes that arrived after the end code.
     private(set) var bytesAfterEnd = 0
+    /// The index `reset` was told to watch for (-1: none), and whether a string produced so far
+    /// holds it (a string cut at the image's end counts whole).
+    private var watched = -1
+    private(set) var sawWatched = false
 
     private var clearCode = 0
     private var codeSize = 0
@@ -36,17 +40,20 @@ final class LZWDecoder {
     private let lengths: UnsafeMutablePointer<UInt16>
     private let suffix: UnsafeMutablePointer<UInt8>
     private let first: UnsafeMutablePointer<UInt8>
+    /// Whether entry `c`'s string holds the watched index (1) or not (0).
+    private let holds: UnsafeMutablePointer<UInt8>
     /// Where a string that overflows the image is spelled out before its fitting part is copied.
     private let scratch: UnsafeMutablePointer<UInt8>
 
     init() {
         let n = Self.maxCodes
-        storage = UnsafeMutableRawPointer.allocate(byteCount: n * 2 + n * 2 + n * 3, alignment: 8)
+        storage = UnsafeMutableRawPointer.allocate(byteCount: n * 2 + n * 2 + n * 4, alignment: 8)
         prefix = storage.bindMemory(to: UInt16.self, capacity: n)
         lengths = (storage + n * 2).bindMemory(to: UInt16.self, capacity: n)
         suffix = (storage + n * 4).bindMemory(to: UInt8.self, capacity: n)
         first = (storage + n * 5).bindMemory(to: UInt8.self, capacity: n)
         scratch = (storage + n * 6).bindMemory(to: UInt8.self, capacity: n)
+        holds = (storage + n * 7).bindMemory(to: UInt8.self, capacity: n)
     }
 
     deinit { storage.deallocate() }
@@ -54,14 +61,18 @@ final class LZWDecoder {
     /// Prepares for a new image whose data starts with `minimumCodeSize` (1...11, checked by the
     /// caller). Sizes 9 to 11 are outside GIF89a but written by some encoders and read by
     /// browsers, Pillow, ffmpeg and gifsicle: their literals above 255 keep their low byte.
-    func reset(minimumCodeSize: Int) {
+    /// `watching`: an index whose use `sawWatched` reports (the transparent one).
+    func reset(minimumCodeSize: Int, watching index: Int? = nil) {
         clearCode = 1 << minimumCodeSize
+        watched = index ?? -1
+        sawWatched = false
         // The literals: an earlier image with a smaller code size may have used these slots.
         for code in 0..<clearCode {
             prefix[code] = 0
             lengths[code] = 1
             suffix[code] = UInt8(truncatingIfNeeded: code)
             first[code] = UInt8(truncatingIfNeeded: code)
+            holds[code] = Int(suffix[code]) == watched ? 1 : 0
         }
         codeSize = minimumCodeSize + 1
         nextCode = clearCode + 2
@@ -149,6 +160,7 @@ final class LZWDecoder {
 
             let length = Int(lengths[code])
             let room = total - position
+            if holds[code] != 0 && room > 0 { sawWatched = true }
             if length <= room {
                 if let out {
                     var c = code
@@ -180,6 +192,7 @@ final class LZWDecoder {
         suffix[code] = last
         first[code] = first[previous]
         lengths[code] = lengths[previous] &+ 1
+        holds[code] = holds[previous] | (Int(last) == watched ? 1 : 0)
     }
 
     /// Writes the string of `code` into `scratch`.
