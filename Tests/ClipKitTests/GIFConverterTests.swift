@@ -84,6 +84,42 @@ import TestSupport
         #expect(try GiflibReference(url: out).images.dropFirst().contains(where: \.hasLocalTable))
     }
 
+    /// A GIF whose images read their indices against tables of their own, 16 colours in all:
+    /// one table serves them (`--palette auto`), the frames as exact as with a table each. A
+    /// transparent one (written whole, each frame clearing the last) uses it too.
+    @Test func oneTableServesAGIFOfFewColoursInAll() throws {
+        let dir = Fixture.scratchDirectory()
+        let (w, h) = (96, 64)
+        var rgb: [UInt8] = []
+        for k in 0..<16 { rgb += [UInt8(k * 16), UInt8(255 - k * 16), UInt8(k * 8)] }
+        // The first image's table lists the same colours backwards (as ffmpeg's paletteuse gives
+        // the first image a table of its own).
+        let backwards = stride(from: 15, through: 0, by: -1).flatMap { rgb[($0 * 3)..<($0 * 3 + 3)] }
+        for (name, transparentFirst) in [("tables.gif", false), ("transparent_tables.gif", true)] {
+            let url = dir.appendingPathComponent(name)
+            let encoder = try GIFEncoder(url: url, width: w, height: h, globalPalette: Palette(rgb: rgb), loopCount: 0)
+            // Colour k of the global table is entry 15 - k of the first image's; its entry 15
+            // (colour 0) is its transparent index when `transparentFirst`, drawn at the left.
+            try encoder.add(GIFFrame(width: w, height: h, delay: 10, disposal: .none, transparentIndex: transparentFirst ? 15 : nil,
+                                     localPalette: backwards, indices: (0..<w * h).map { UInt8(15 - $0 % w / 8) }))
+            for k in 0..<4 {
+                var indices = [UInt8](repeating: 14, count: 256)
+                for y in 4..<12 { for x in 4..<12 { indices[y * 16 + x] = UInt8(12 + k % 2) } }
+                try encoder.add(GIFFrame(left: 20 + 8 * k, top: 8, width: 16, height: 16, delay: 10, disposal: .none,
+                                         transparentIndex: 14, indices: indices))
+            }
+            try encoder.finish()
+            let scan = try GIFDecoder(url: url).scan()
+            #expect(scan.ownPaletteCount == 1 && scan.mayBeTransparent == transparentFirst, "\(name)")
+            let out = dir.appendingPathComponent("out_" + name)
+            _ = try GIFConverter().convert(video: url, to: out)
+            let (source, written) = (try GiflibReference(url: url), try GiflibReference(url: out))
+            let differing = zip(written.canvases, source.canvases).filter { $0 != $1 }.count
+            #expect(written.canvases.count == source.canvases.count && differing == 0, "\(name): every frame as the source shows it")
+            #expect(written.hasGlobalTable && written.images.allSatisfy { !$0.hasLocalTable }, "\(name): one table")
+        }
+    }
+
     @Test func tenFPSFromThirtyPicksByTimestamp() throws {
         let (result, gif, _) = try convert("counter.mp4")
         #expect(gif.width == 160 && gif.height == 120)

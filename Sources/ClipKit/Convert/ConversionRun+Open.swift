@@ -35,8 +35,8 @@ extension ConversionRun {
             return Opened(producer: images, expectedCount: images.expectedCount, read: read, transparentFrames: try images.hasTransparency())
         case .video(let url):
             var palette: Palette?
-            if outputs.gif != nil, options.palette == .global || sharesGIFPalette(url, options: options) {
-                let histogram = try gatherColors(video: url, options: options)
+            let sharing = outputs.gif == nil ? nil : options.palette == .global ? .always : gifPaletteSharing(url, options: options)
+            if let sharing, let histogram = try sharedColors(url, sharing: sharing, options: options) {
                 palette = Quantizer(maxColors: options.colorsBesideTransparent, errorTarget: Double(options.paletteError))
                     .palette(for: histogram)
             }
@@ -87,20 +87,68 @@ extension ConversionRun {
     /// colours, so one table serves them all, as in the source: a 2 s 50 fps ffmpeg GIF (226 KB)
     /// re-encoded took 295 KB with a table a frame (70 KB of them), 226 KB with one. The colours
     /// are gathered by decoding the GIF once more (its images, not a video's pictures).
-    private func sharesGIFPalette(_ url: URL, options: GIFOptions) -> Bool {
+    ///
+    /// A GIF whose images read their indices against tables of their own shares one palette when
+    /// its frames, all together, show no more colours than one palette holds beside the
+    /// transparent index (`whenColorsFit`): ffmpeg's paletteuse gives the first image one table
+    /// and the others another (a 200x150 GIF of 30 frames showing 247 colours in all took 120 KB
+    /// with a table a frame, 99 KB with one). The gathering stops once there are more.
+    private func gifPaletteSharing(_ url: URL, options: GIFOptions) -> PaletteSharing? {
         guard sourceIsGIF, options.palette == .auto, options.maxBytes == nil,
               let decoder = try? GIFDecoder(url: url, maxPixels: options.limits.maxPixels),
-              let scan = try? decoder.scan(deadline: options.limits.deadline), scan.ownPaletteCount == 0 else { return false }
+              let scan = try? decoder.scan(deadline: options.limits.deadline) else { return nil }
         let size = (width: decoder.canvasWidth, height: decoder.canvasHeight)
-        return options.size.resolve(width: size.width, height: size.height) == size
+        guard options.size.resolve(width: size.width, height: size.height) == size else { return nil }
+        return scan.ownPaletteCount == 0 ? .always : .whenColorsFit(meanEntries: Double(scan.tableBytes) / 3 / Double(max(scan.imageCount, 1)))
     }
 
-    /// The colours of every frame, for `--palette global`: a decoding pass that keeps only a histogram.
-    private func gatherColors(video url: URL, options: GIFOptions) throws -> ColorHistogram {
+    /// Whether a GIF's frames get one palette, gathered from them all.
+    enum PaletteSharing {
+        case always
+        /// When they show at most `GIFOptions.colorsBesideTransparent` colours, in a table (the
+        /// transparent index beside them) of at most twice the entries of the tables the
+        /// source's images read against, on average (`GIFScan.tableBytes`): a bit more a code at
+        /// most. Past that the wider codes of images of few colours cost more than the tables
+        /// saved: small GIFs of 2-32 entry tables grew by up to 362 bytes with one table for all
+        /// (a 32x32 GIF of 30 two-colour frames, 30 colours in all: 1,849 -> 2,005 B).
+        case whenColorsFit(meanEntries: Double)
+    }
+
+    /// The colours of every frame, for one palette; nil when `sharing` wants them to fit one
+    /// table and they do not (too many, or a table that costs more than the images' own): a
+    /// palette a frame then, as for any other source.
+    private func sharedColors(_ url: URL, sharing: PaletteSharing, options: GIFOptions) throws -> ColorHistogram? {
+        guard case .whenColorsFit(let meanEntries) = sharing else { return try gatherColors(video: url, options: options) }
+        let limit = options.colorsBesideTransparent
+        let histogram = try gatherColors(video: url, options: options, stoppingPast: limit)
+        return Self.oneTablePays(histogram.distinctCount, limit: limit, meanEntries: meanEntries) ? histogram : nil
+    }
+
+    /// Which pixels of `image` are drawn opaque (alpha 128 or more).
+    static func shownPixels(_ image: RGBAImage) -> [Bool] {
+        image.pixels.withUnsafeBufferPointer { p in (0..<image.width * image.height).map { p[$0 * 4 + 3] >= 128 } }
+    }
+
+    /// Whether `colors` distinct colours (nil: more than 256) fit `limit`, in a table (padded to
+    /// a power of two, the transparent index beside them) of at most twice `meanEntries`.
+    static func oneTablePays(_ colors: Int?, limit: Int, meanEntries: Double) -> Bool {
+        guard let colors, colors <= limit else { return false }
+        var entries = 2
+        while entries < colors + 1 { entries *= 2 }
+        return Double(entries) <= 2 * meanEntries
+    }
+
+    /// The colours of every frame, for `--palette global`: a decoding pass that keeps only a
+    /// histogram; it stops once more than `stoppingPast` distinct colours are seen (when given).
+    private func gatherColors(video url: URL, options: GIFOptions, stoppingPast limit: Int? = nil) throws -> ColorHistogram {
         let frames = try VideoReader(url: url, limits: options.limits, fullProbe: false).frames(options: readOptions(options))
         defer { frames.cancel() }
         var histogram = ColorHistogram()
-        while let frame = try frames.next() { histogram.add(frame.image) }
+        while let frame = try frames.next() {
+            // The colours shown: a transparent pixel (alpha under 128, as the quantiser takes it) takes the free entry.
+            histogram.add(frame.image, mask: frame.image.isOpaque ? nil : Self.shownPixels(frame.image))
+            if let limit, (histogram.distinctCount ?? .max) > limit { break }
+        }
         return histogram
     }
 }

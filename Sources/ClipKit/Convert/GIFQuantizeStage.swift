@@ -109,7 +109,7 @@ struct GIFQuantizeStage {
             return QuantizedFrame(frame: GIFFrame(width: 0, height: 0, indices: []), time: time, isUnchanged: true)
         }
         lastWhole = image
-        return Self.quantizeWhole(image, time: time, options: options)
+        return Self.quantizeWhole(image, time: time, options: options, globalPalette: globalPalette)
     }
 
     /// A frame after the first keeps only what visibly changed: the changed rectangle, with
@@ -175,7 +175,7 @@ struct GIFQuantizeStage {
 
     /// A frame with transparency, written whole: pixels under half alpha are transparent, and
     /// disposal background clears it before the next frame.
-    static func quantizeWhole(_ image: RGBAImage, time: Double, options: GIFOptions) -> QuantizedFrame {
+    static func quantizeWhole(_ image: RGBAImage, time: Double, options: GIFOptions, globalPalette: Palette? = nil) -> QuantizedFrame {
         let count = image.width * image.height
         var mask = [Bool](repeating: true, count: count)
         var anyTransparent = false
@@ -185,8 +185,9 @@ struct GIFQuantizeStage {
                 anyTransparent = true
             }
         }
-        let palette = Quantizer(maxColors: anyTransparent ? options.colorsBesideTransparent : options.colors,
-                                errorTarget: Double(options.paletteError)).palette(for: image, mask: mask)
+        // With a global palette, its table (and its free entry for the transparent index) is the file's.
+        let palette = globalPalette ?? Quantizer(maxColors: anyTransparent ? options.colorsBesideTransparent : options.colors,
+                                                 errorTarget: Double(options.paletteError)).palette(for: image, mask: mask)
         let transparent: UInt8? = anyTransparent ? UInt8(palette.count) : nil
         var ditherer = Ditherer(palette: palette, method: options.dither)
         ditherer.deadline = options.limits.deadline
@@ -194,7 +195,8 @@ struct GIFQuantizeStage {
         let indices = ditherer.indices(for: image, rect: rect, mask: anyTransparent ? mask : nil, transparentIndex: transparent)
         let frame = GIFFrame(width: image.width, height: image.height, disposal: .background,
                              transparentIndex: transparent.map(Int.init),
-                             localPalette: transparent == nil ? palette.rgb : palette.rgb + [0, 0, 0], indices: indices)
+                             localPalette: globalPalette != nil ? nil : transparent == nil ? palette.rgb : palette.rgb + [0, 0, 0],
+                             indices: indices)
         return QuantizedFrame(frame: frame, time: time, isUnchanged: false)
     }
 }

@@ -166,6 +166,7 @@ public final class GIFDecoder {
             }
             scan.delays.append(image.delay)
             scan.controlled.append(image.hasGraphicControl)
+            scan.tableBytes += image.localPalette?.count ?? globalPalette?.count ?? 0
             if let local = image.localPalette {
                 scan.localPaletteCount += 1
                 // (ffmpeg gives the first image a copy of the global table; some encoders give

@@ -20,6 +20,9 @@ public struct GIFScan: Sendable, Equatable {
     /// Images whose indices mean other colours than the first table's (the global one, else the
     /// first local one): 0 when one table would serve every image.
     public var ownPaletteCount = 0
+    /// The colour table bytes the images read against, each image its own (local, else global):
+    /// what a table an image would cost.
+    public var tableBytes = 0
     /// The sum of every image's declared area: what decoding and compositing will cost,
     /// whatever the file's size.
     public var declaredPixels = 0

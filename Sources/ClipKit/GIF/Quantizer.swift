@@ -166,6 +166,9 @@ struct ColorHistogram: Sendable {
         }
     }
 
+    /// How many distinct colours were added, while there are at most 256; nil past that.
+    var distinctCount: Int? { tooMany ? nil : distinct.count }
+
     /// The distinct colours as sorted RGB triples, while there are at most 256.
     var exactColors: [UInt8]? {
         guard !tooMany, !distinct.isEmpty else { return nil }
