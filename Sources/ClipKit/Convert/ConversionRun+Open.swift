@@ -120,7 +120,8 @@ extension ConversionRun {
     private func sharedColors(_ url: URL, sharing: PaletteSharing, options: GIFOptions) throws -> ColorHistogram? {
         guard case .whenColorsFit(let meanEntries) = sharing else { return try gatherColors(video: url, options: options) }
         let limit = options.colorsBesideTransparent
-        let histogram = try gatherColors(video: url, options: options, stoppingPast: limit)
+        // The gathering stops as soon as the colours pass what one table may take, or what pays.
+        let histogram = try gatherColors(video: url, options: options, stoppingPast: min(limit, Int(2 * meanEntries) - 1))
         return Self.oneTablePays(histogram.distinctCount, limit: limit, meanEntries: meanEntries) ? histogram : nil
     }
 
