@@ -1,10 +1,10 @@
-// `clipkit gif` from several files: PNG frames, or an exploded frames.json and its frames, to one GIF.
+// `clipkit gif` from several files: image frames (PNG, JPEG), or an exploded frames.json and its frames, to one GIF.
 import ArgumentParser
 import ClipKit
 import Foundation
 
 extension GIFCommand {
-    /// One GIF from several files (PNG frames, or a manifest and its frames).
+    /// One GIF from several files (image frames, or a manifest and its frames).
     func runSingle(named: URL, inputs: [URL], _ convert: (URL) throws -> GIFResult) throws {
         try InputRunner.validate {
             do {
@@ -28,7 +28,7 @@ extension GIFCommand {
             let reporter = ProgressReporter(enabled: !batch.quiet && !batch.json, live: false)
             if let line = reporter.summary(of: result, seconds: Date().timeIntervalSince(started)) { ProgressReporter.show([line]) }
             if batch.json {
-                // The input is the first file read (the first PNG, or the manifest), not the name
+                // The input is the first file read (the first image, or the manifest), not the name
                 // the GIF was derived from (DIR.json for DIR/frames.json).
                 var report = Report(result)
                 report.input = inputs[0].path

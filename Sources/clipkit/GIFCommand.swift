@@ -1,4 +1,4 @@
-// `clipkit gif`: videos (or PNG frames, or an exploded frames.json) to looping GIFs.
+// `clipkit gif`: videos (or image frames, or an exploded frames.json) to looping GIFs.
 import ArgumentParser
 import ClipKit
 import Foundation
@@ -15,8 +15,8 @@ struct GIFCommand: ParsableCommand {
         count N, which browsers play N+1 times in all; --no-loop writes no loop extension, so \
         the GIF plays once (as ffmpeg's -loop -1 and gifsicle's --no-loopcount).
 
-        Inputs are videos, GIFs or animated PNGs (each gives its own GIF), or still PNG frames \
-        assembled into one GIF (--delay or --fps sets their timing), or the frames.json of an exploded directory, \
+        Inputs are videos, GIFs or animated PNGs (each gives its own GIF), or image frames (still \
+        PNGs, JPEGs upright by their EXIF orientation) assembled into one GIF (--delay or --fps sets their timing), or the frames.json of an exploded directory, \
         which rebuilds the GIF with its delays, loop count and canvas. Frames with at most 255 \
         colours (plus transparency) are written losslessly.
 
@@ -31,7 +31,7 @@ struct GIFCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "Video files, PNG frames, or one frames.json; - reads standard input. A file whose name starts with - goes after --.")
+    @Argument(help: "Video files, image frames (PNG, JPEG), or one frames.json; - reads standard input. A file whose name starts with - goes after --.")
     var inputs: [String]
 
     @Option(name: .shortAndLong, help: "Output file (one input), or directory (several inputs, a directory input, a name ending with /, or an existing directory; created if missing). The extension picks the format: .gif, .webp (animated WebP) or .mp4 (H.264). Repeat it for several formats from one decode (one input): -o a.gif -o a.webp -o a.mp4. -o - writes the one output to standard output (--format picks it).")
@@ -49,13 +49,13 @@ struct GIFCommand: ParsableCommand {
     @Option(help: "Frames per second, chosen by timestamp (at most 50). Default 10; a GIF input (without --start, --duration, --end or --speed over 1) keeps its own frames and delays.")
     var fps: Double?
 
-    @Option(help: ArgumentHelp("Delay of each PNG frame in centiseconds (PNG input only).", valueName: "cs"))
+    @Option(help: ArgumentHelp("Delay of each image frame in centiseconds (PNG and JPEG frames only).", valueName: "cs"))
     var delay: Int?
 
     @Option(help: ArgumentHelp("Bounding box WxH keeping aspect, or 0 for the source size.", valueName: "WxH"))
     var size: String?
 
-    @Option(help: "Width in pixels, height from the aspect ratio. Default: the source width up to 480 (PNG frames and a frames.json keep their size).")
+    @Option(help: "Width in pixels, height from the aspect ratio. Default: the source width up to 480 (image frames and a frames.json keep their size).")
     var width: Int?
 
     @Option(help: "Height in pixels, width from the aspect ratio.")
@@ -201,17 +201,17 @@ struct GIFCommand: ParsableCommand {
         if inputs.count == 1, urls[0].pathExtension.lowercased() == "json" {
             return .manifest(urls[0])
         }
-        // A still PNG is one frame of the GIF; an animated one (APNG) is converted as a video is.
-        let pngs = urls.filter { $0.pathExtension.lowercased() == "png" }
-        let animated = pngs.filter(PNGReader.isAnimated)
-        if pngs.count > animated.count {
-            guard pngs.count == urls.count, animated.isEmpty else {
-                throw ClipKitError.invalidOption(name: "inputs", reason: "PNG frames cannot be mixed with videos (an animated PNG counts as a video)")
+        // A still PNG or a JPEG is one frame of the GIF; an animated PNG (APNG) is converted as a video is.
+        let stills = urls.filter { GIFConverter.imageFrameExtensions.contains($0.pathExtension.lowercased()) }
+        let animated = stills.filter { $0.pathExtension.lowercased() == "png" && PNGReader.isAnimated($0) }
+        if stills.count > animated.count {
+            guard stills.count == urls.count, animated.isEmpty else {
+                throw ClipKitError.invalidOption(name: "inputs", reason: "image frames (PNG, JPEG) cannot be mixed with videos (an animated PNG counts as a video)")
             }
             return .images(urls)
         }
         if delay != nil {
-            throw ClipKitError.invalidOption(name: "--delay", reason: "is for still PNG frames; videos (and animated PNGs) take their timing from --fps")
+            throw ClipKitError.invalidOption(name: "--delay", reason: "is for image frames (PNG, JPEG); videos (and animated PNGs) take their timing from --fps")
         }
         return .videos
     }

@@ -53,7 +53,7 @@ extension GIFCommand {
             set = OutputSet(formats: [output.first.flatMap { OutputPlan.isDirectoryTarget($0) ? nil : Self.format(of: $0) } ?? "gif"])
         }
         if case .videos = job {} else if set.formats != ["gif"] {
-            throw ClipKitError.invalidOption(name: "--format", reason: "PNG frames and frames.json make GIFs only")
+            throw ClipKitError.invalidOption(name: "--format", reason: "image frames and frames.json make GIFs only")
         }
         if maxBytes != nil, !set.formats.contains("gif") {
             throw ClipKitError.invalidOption(name: "--max-bytes", reason: "fits a GIF; ask for a .gif output too, or use --quality/--crf")

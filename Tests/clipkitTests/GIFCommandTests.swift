@@ -182,6 +182,30 @@ import TestSupport
         #expect(!PNGReader.isAnimated(Fixture.url("video/not_video.mp4")))
         #expect(!PNGReader.isAnimated(dir.appendingPathComponent("missing.png")))
     }
+
+    /// JPEG frames are assembled as PNG ones are, upright by their EXIF orientation (FFmpeg
+    /// decodes them); a frame of another size, or a video beside them, is refused.
+    @Test func assemblesJPEGFramesUpright() throws {
+        let dir = Fixture.scratchDirectory()
+        let photo = Fixture.url("video/orient6.jpg")
+        let copy = dir.appendingPathComponent("second.JPEG")
+        try FileManager.default.copyItem(at: photo, to: copy)
+        let result = try CLI.run(["gif", photo.path, copy.path, "--delay", "20", "-q", "-o", "p.gif"], in: dir)
+        #expect(result.status == 0, "\(result.stderr)")
+        let gif = try Decoded.gif(dir.appendingPathComponent("p.gif"))
+        #expect(gif.canvases[0].width == 32 && gif.canvases[0].height == 64, "upright: \(gif.canvases[0].width)x\(gif.canvases[0].height)")
+        #expect(gif.delays == [20, 20])
+        // The stored picture's bottom left quadrant (blue) at the top left, as browsers show it.
+        for (x, y, want) in [(4, 4, (0, 0, 255)), (27, 4, (255, 0, 0)), (4, 59, (255, 255, 255)), (27, 59, (0, 255, 0))] {
+            let p = gif.canvases[0].pixel(x: x, y: y)
+            #expect(abs(Int(p.r) - want.0) < 24 && abs(Int(p.g) - want.1) < 24 && abs(Int(p.b) - want.2) < 24, "\(x),\(y): \(p)")
+        }
+        let sizes = try CLI.run(["gif", photo.path, Fixture.url("video/still.jpg").path, "-o", "s.gif"], in: dir)
+        #expect(sizes.status == 1 && sizes.stderr.contains("same size"), "\(sizes.stderr)")
+        let mixed = try CLI.run(["gif", photo.path, Fixture.url("video/counter.mp4").path, "-o", "m.gif"], in: dir)
+        #expect(mixed.status == 2 && mixed.stderr.contains("image frames"), "\(mixed.stderr)")
+        for name in ["s.gif", "m.gif"] { #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent(name).path)) }
+    }
 }
 
 @Suite struct PNGFrameSizeTests {

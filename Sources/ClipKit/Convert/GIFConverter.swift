@@ -52,6 +52,10 @@ public struct GIFConverter: Sendable {
         }
     }
 
+    /// The file extensions (lowercased) `convert(images:delays:to:)` reads as still frames:
+    /// PNG (libpng) and JPEG (FFmpeg, upright by its EXIF orientation).
+    public static var imageFrameExtensions: Set<String> { ImageSequenceSource.extensions }
+
     /// Assembles images (same size) shown for `delays` centiseconds each into a GIF, at
     /// `options.size` (never larger than the images; `.original` keeps their size).
     /// Frames with transparent pixels are written whole, each clearing the last (disposal

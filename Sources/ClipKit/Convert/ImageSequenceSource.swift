@@ -1,8 +1,10 @@
-// PNG frames (given files or an exploded manifest) as a frame producer for the GIF pipeline.
+// Still frames (PNG or JPEG files, or an exploded manifest) as a frame producer for the GIF pipeline.
 import Foundation
 
-/// Reads PNG frames one at a time on the decode thread, scaled to the size the pass wants
-/// (`FrameOutput.size`, never up); frame i is shown from the sum of the delays before it.
+/// Reads still frames one at a time on the decode thread, scaled to the size the pass wants
+/// (`FrameOutput.size`, never up); frame i is shown from the sum of the delays before it. PNGs
+/// are read by libpng; JPEGs by FFmpeg, upright by their EXIF orientation (as `thumb` shows
+/// them; a photo sequence's frames are often taken turned).
 final class ImageSequenceSource: FrameProducer, Sendable {
     private let images: [URL]
     private let delays: [Int]
@@ -14,15 +16,30 @@ final class ImageSequenceSource: FrameProducer, Sendable {
 
     var expectedCount: Int? { images.count }
 
+    /// The file extensions of still frames (lowercased): PNG and JPEG.
+    static let extensions: Set<String> = ["png", "jpg", "jpeg"]
+
+    /// Whether `url` names a JPEG frame (by its extension; its content decides whether it reads).
+    static func isJPEG(_ url: URL) -> Bool {
+        ["jpg", "jpeg"].contains(url.pathExtension.lowercased())
+    }
+
     /// Reads the first image's header only (its size within `--max-pixels`), so that the pass
     /// can check its memory before any picture is decoded.
     init(images: [URL], delays: [Int], limits: Limits) throws {
         self.images = images
         self.delays = delays
         self.limits = limits
-        let (width, height) = try PNGReader.size(of: images[0])
+        let (width, height) = try Self.size(of: images[0], limits: limits)
         try limits.checkPixels(width: width, height: height, what: "image size", path: images[0].path)
         size = (width, height)
+    }
+
+    /// An image's size from its header: upright, for a JPEG.
+    private static func size(of url: URL, limits: Limits) throws -> (width: Int, height: Int) {
+        guard isJPEG(url) else { return try PNGReader.size(of: url) }
+        let info = try VideoReader(url: url, limits: limits, fullProbe: false).info
+        return (info.width, info.height)
     }
 
     /// Whether any frame has a pixel that is not fully opaque (then frames are written whole).
@@ -33,7 +50,7 @@ final class ImageSequenceSource: FrameProducer, Sendable {
         var transparent = false
         for url in images where !transparent {
             try limits.checkDeadline(url.path)
-            guard try PNGReader.mayHaveAlpha(url) else { continue }
+            guard !Self.isJPEG(url), try PNGReader.mayHaveAlpha(url) else { continue }
             let image = try read(url)
             transparent = image.pixels.withUnsafeBufferPointer { p in
                 stride(from: 3, to: p.count, by: 4).contains { p[$0] < 255 }
@@ -46,11 +63,23 @@ final class ImageSequenceSource: FrameProducer, Sendable {
     /// Decodes `url`, refused from its header when it is not the first image's size: the memory
     /// checked for the pass is for pictures of that size.
     private func read(_ url: URL) throws -> RGBAImage {
-        let (width, height) = try PNGReader.size(of: url)
+        let (width, height) = try Self.size(of: url, limits: limits)
         if (width, height) != size {
             throw ClipKitError.corrupt(path: url.path, reason: "is \(width)x\(height), the first image is \(size.width)x\(size.height); frames must be the same size")
         }
-        return try PNGReader.read(url, maxPixels: limits.maxPixels)
+        guard Self.isJPEG(url) else { return try PNGReader.read(url, maxPixels: limits.maxPixels) }
+        var read = FrameReadOptions(size: .original)
+        read.maxFrames = 1
+        read.limits = limits
+        let frames = try VideoReader(url: url, limits: limits, fullProbe: false).frames(options: read)
+        defer { frames.cancel() }
+        guard let frame = try frames.next() else {
+            throw ClipKitError.noFrames(path: url.path, reason: "no picture could be decoded")
+        }
+        guard (frame.image.width, frame.image.height) == size else {
+            throw ClipKitError.corrupt(path: url.path, reason: "decodes to \(frame.image.width)x\(frame.image.height), the first image is \(size.width)x\(size.height); frames must be the same size")
+        }
+        return frame.image
     }
 
     func run(into output: inout FrameOutput) throws {
