@@ -94,6 +94,19 @@ frames[0].save(sys.argv[1], save_all=True, append_images=frames[1:], duration=[1
 PY
 say anim_apng.png "an animated PNG: four frames, 100-400 ms"
 
+# anim_apng_50ms.png, anim_apng_15ms.png: the counter colours 0-5 as six 48x32 frames of 50 ms
+# (kept, each its own 5 cs) and of 15 ms (under the 2 cs a GIF delay can be: sampled at 10 fps).
+for ms in 50 15; do
+python3 - "$out/anim_apng_${ms}ms.png" "$ms" <<'PY'
+import sys
+from PIL import Image
+colour = lambda n: (8 + 16 * (n % 16), 8 + 16 * ((n // 16) % 16), 200)
+frames = [Image.new("RGB", (48, 32), colour(n)) for n in range(6)]
+frames[0].save(sys.argv[1], save_all=True, append_images=frames[1:], duration=int(sys.argv[2]), loop=0)
+PY
+say "anim_apng_${ms}ms.png" "an animated PNG: six frames of $ms ms"
+done
+
 # orient6.jpg: a JPEG photo stored as the sensor saw it, 64x32: quadrants red (top left), green
 # (top right), blue (bottom left), white; EXIF orientation 6 (turn a quarter clockwise to show it
 # upright, as a phone held upright records it): shown 32x64, blue at the top left.

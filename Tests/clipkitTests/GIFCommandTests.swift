@@ -164,6 +164,20 @@ import TestSupport
         }
         #expect(try decoder.next() == nil)
         #expect(PNGReader.isAnimated(apng))
+        #expect(PNGReader.frameDelays(apng) == [0.1, 0.2, 0.3, 0.4])
+
+        // Frames of 50 ms keep their own timing, as a GIF input's do (at 10 fps every other one
+        // was dropped); frames of 15 ms, which a GIF cannot show, are sampled at 10 fps (the 90 ms
+        // of six: one frame).
+        for (name, delays, firstColours) in [("anim_apng_50ms.png", [5, 5, 5, 5, 5, 5], [0, 1, 2]), ("anim_apng_15ms.png", [9], [0])] {
+            let out = try CLI.run(["gif", Fixture.url("video/" + name).path, "-q", "-o", "t.gif"], in: dir)
+            #expect(out.status == 0, "\(out.stderr)")
+            let gif = try Decoded.gif(dir.appendingPathComponent("t.gif"), keep: 3)
+            #expect(gif.delays == delays, "\(name)")
+            for (canvas, n) in zip(gif.canvases, firstColours) {
+                #expect(canvas.pixels[0..<3].map(Int.init) == [8 + 16 * n, 8, 200], "\(name): frame of counter \(n)")
+            }
+        }
 
         // A still PNG is one frame; beside an animated one (a video), a usage error.
         let still = Fixture.url("video/still.png")

@@ -24,8 +24,11 @@ enum ConversionSource: Sendable {
 struct ConversionRun: Sendable {
     let source: ConversionSource
     /// The source is a GIF (by its signature): its own timing, exact drawing and one palette
-    /// apply (`readRate`, the threshold below, `sharesGIFPalette`).
+    /// apply (`readRate`, the threshold below, `gifPaletteSharing`).
     let sourceIsGIF: Bool
+    /// The source's frames may keep their own times (`readRate`): a GIF's, or an animated PNG's
+    /// whose frames all last 2 cs or more.
+    let sourceKeepsTiming: Bool
     /// The converter's options with what a run derives from them: limits started, measuring on
     /// when a quality floor is set, a GIF input's threshold, the WebP/MP4 loop count from the GIF's.
     let options: GIFOptions
@@ -43,7 +46,12 @@ struct ConversionRun: Sendable {
         var options = options
         options.limits = job.limits
         if options.minQuality != nil { options.measure = true }
-        if case .video(let url) = source { sourceIsGIF = GIFFrameSource.isGIF(url) } else { sourceIsGIF = false }
+        if case .video(let url) = source {
+            sourceIsGIF = GIFFrameSource.isGIF(url)
+            sourceKeepsTiming = sourceIsGIF || (PNGReader.frameDelays(url)?.allSatisfy { $0 >= Self.shortestOwnDelay } ?? false)
+        } else {
+            (sourceIsGIF, sourceKeepsTiming) = (false, false)
+        }
         // A GIF input is drawn exactly unless a threshold (or a `--quality` level or byte limit,
         // which set one) is asked for: its pictures are palettised already, so the default
         // threshold saved 0.17% of the bytes of 205 GIFs re-encoded, and dropped changes a viewer
@@ -208,15 +216,20 @@ struct ConversionRun: Sendable {
 
     /// The rate the source is sampled at: `fps` when given; else nil (every frame at its own
     /// time) for a whole GIF at normal speed or slower, whose delays are all ones browsers play
-    /// (2 cs or more), and `GIFOptions.defaultFPS` for the rest. (A 20 fps GIF came out at 10
-    /// fps, half its frames gone, where gifsicle and ffmpeg keep them all.) Sped up, its delays
+    /// (2 cs or more), or such an animated PNG (`sourceKeepsTiming`), and `GIFOptions.defaultFPS`
+    /// for the rest. (A 20 fps GIF came out at 10 fps, half its frames gone, where gifsicle and
+    /// ffmpeg keep them all; an APNG of 50 ms frames lost every other one.) Sped up, its delays
     /// could fall under 2 cs; cut mid-frame (`--start`, `--duration`), its first or last frame
     /// could last 1 cs, which browsers play as 10.
     func readRate(_ options: GIFOptions) -> Double? {
         if let fps = options.fps { return fps }
-        if sourceIsGIF, options.speed <= 1, options.start == 0, options.end == nil { return nil }
+        if sourceKeepsTiming, options.speed <= 1, options.start == 0, options.end == nil { return nil }
         return GIFOptions.defaultFPS
     }
+
+    /// The shortest frame an animated PNG may have to keep its own timing: 2 cs, the shortest
+    /// GIF delay browsers play as written.
+    static let shortestOwnDelay = 0.02
 
     /// The poster: the first decoded frame as a PNG (RGBA when it has transparent pixels, like a thumbnail).
     private func writePoster(_ poster: URL, from images: BoundedQueue<RGBAImage>, fingerprint: Fingerprint?) throws -> AtomicFile {

@@ -12,8 +12,10 @@ public struct Fingerprint: Sendable, Hashable, CustomStringConvertible {
     /// of an earlier version are made again once. 2: animated PNGs convert as animations (a
     /// 1-frame GIF before), a last frame lasts its own packet duration where the header gives
     /// none, raw pictures cut short are not decoded, JPEG photos are turned upright by their
-    /// EXIF orientation.
-    public static let formatVersion = 2
+    /// EXIF orientation. 3: GIF inputs whose tables repeat or whose frames show at most 255
+    /// colours get one palette, and an undrawn transparent index is not transparency; animated
+    /// PNGs of frames of 2 cs or more keep their own timing.
+    public static let formatVersion = 3
     /// The PNG `tEXt` keyword and the GIF comment's prefix.
     static let keyword = "clipkit-fingerprint"
 

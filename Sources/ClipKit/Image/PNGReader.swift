@@ -72,6 +72,44 @@ public enum PNGReader {
         return false
     }
 
+    /// How long each frame of an animated PNG is shown, in seconds, from its `fcTL` chunks (a
+    /// denominator of 0 means 100, as the APNG specification says); nil when the file is not a
+    /// regular PNG file, has no frame, or holds more than `framesListed` frames or
+    /// `chunksListed` chunks before its end (the caller then samples it at a rate of its own).
+    /// Reads chunk headers and the frame controls only.
+    public static func frameDelays(_ url: URL) -> [Double]? {
+        guard let (handle, size) = FileSystemPath.openRegularFile(url.path) else { return nil }
+        defer { try? handle.close() }
+        guard let signature = try? handle.read(upToCount: 8), [UInt8](signature) == Self.signature else { return nil }
+        var delays: [Double] = []
+        var offset = 8
+        for _ in 0..<Self.chunksListed {
+            guard offset + 8 <= size, (try? handle.seek(toOffset: UInt64(offset))) != nil,
+                  let data = try? handle.read(upToCount: 8), data.count == 8 else { break }
+            let header = [UInt8](data)
+            let length = header[0..<4].reduce(0) { $0 << 8 | Int($1) }
+            switch String(decoding: header[4..<8], as: UTF8.self) {
+            case "fcTL":
+                guard length == 26, let control = try? handle.read(upToCount: 26), control.count == 26 else { return nil }
+                let bytes = [UInt8](control)
+                let numerator = Int(bytes[20]) << 8 | Int(bytes[21]), denominator = Int(bytes[22]) << 8 | Int(bytes[23])
+                delays.append(Double(numerator) / Double(denominator == 0 ? 100 : denominator))
+                guard delays.count <= Self.framesListed else { return nil }
+            case "IEND":
+                return delays.isEmpty ? nil : delays
+            default:
+                break
+            }
+            // Length, type and CRC around the data; a length is at most 2^31 - 1.
+            offset += 12 + length
+        }
+        return nil
+    }
+
+    /// Frames and chunks `frameDelays` lists at most.
+    static let framesListed = 10_000
+    static let chunksListed = 100_000
+
     /// The eight bytes every PNG starts with.
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
