@@ -46,7 +46,7 @@ struct GIFCommand: ParsableCommand {
     @Option(help: ArgumentHelp("MP4: x264's constant rate factor, 0 (lossless) to 51; lower is better and larger. Default 23.", valueName: "n"))
     var crf: Double?
 
-    @Option(help: "Frames per second, chosen by timestamp (at most 50). Default 10; a GIF input (without --start, --duration, --end or --speed over 1) keeps its own frames and delays.")
+    @Option(help: "Frames per second, chosen by timestamp (at most 50). Default 10; a GIF input, or an animated PNG of frames of 2 cs or more (without --start, --duration, --end or --speed over 1), keeps its own frames and delays.")
     var fps: Double?
 
     @Option(help: ArgumentHelp("Delay of each image frame in centiseconds (PNG and JPEG frames only).", valueName: "cs"))
