@@ -63,15 +63,17 @@ final class ImageSequenceSource: FrameProducer, Sendable {
     /// Decodes `url`, refused from its header when it is not the first image's size: the memory
     /// checked for the pass is for pictures of that size.
     private func read(_ url: URL) throws -> RGBAImage {
-        let (width, height) = try Self.size(of: url, limits: limits)
+        // A JPEG's reader gives its size and then its picture: the file is opened once.
+        let reader = Self.isJPEG(url) ? try VideoReader(url: url, limits: limits, fullProbe: false) : nil
+        let (width, height) = try reader.map { ($0.info.width, $0.info.height) } ?? PNGReader.size(of: url)
         if (width, height) != size {
             throw ClipKitError.corrupt(path: url.path, reason: "is \(width)x\(height), the first image is \(size.width)x\(size.height); frames must be the same size")
         }
-        guard Self.isJPEG(url) else { return try PNGReader.read(url, maxPixels: limits.maxPixels) }
+        guard let reader else { return try PNGReader.read(url, maxPixels: limits.maxPixels) }
         var read = FrameReadOptions(size: .original)
         read.maxFrames = 1
         read.limits = limits
-        let frames = try VideoReader(url: url, limits: limits, fullProbe: false).frames(options: read)
+        let frames = try reader.frames(options: read)
         defer { frames.cancel() }
         guard let frame = try frames.next() else {
             throw ClipKitError.noFrames(path: url.path, reason: "no picture could be decoded")
