@@ -16,12 +16,13 @@ final class ImageSequenceSource: FrameProducer, Sendable {
 
     var expectedCount: Int? { images.count }
 
-    /// The file extensions of still frames (lowercased): PNG and JPEG.
-    static let extensions: Set<String> = ["png", "jpg", "jpeg"]
+    /// The file extensions of JPEG frames, and of all still frames (lowercased).
+    static let jpegExtensions: Set<String> = ["jpg", "jpeg"]
+    static let extensions = jpegExtensions.union(["png"])
 
     /// Whether `url` names a JPEG frame (by its extension; its content decides whether it reads).
     static func isJPEG(_ url: URL) -> Bool {
-        ["jpg", "jpeg"].contains(url.pathExtension.lowercased())
+        jpegExtensions.contains(url.pathExtension.lowercased())
     }
 
     /// Reads the first image's header only (its size within `--max-pixels`), so that the pass

@@ -53,23 +53,9 @@ public enum PNGReader {
     /// skipping their data, at most `chunksScanned` of them; false for a file that is not a
     /// regular file, not a PNG, or ends before either chunk.
     public static func isAnimated(_ url: URL) -> Bool {
-        guard let (handle, size) = FileSystemPath.openRegularFile(url.path) else { return false }
-        defer { try? handle.close() }
-        guard let signature = try? handle.read(upToCount: 8), [UInt8](signature) == Self.signature else { return false }
-        var offset = 8
-        for _ in 0..<Self.chunksScanned {
-            guard offset + 8 <= size, (try? handle.seek(toOffset: UInt64(offset))) != nil,
-                  let data = try? handle.read(upToCount: 8), data.count == 8 else { return false }
-            let header = [UInt8](data)
-            switch String(decoding: header[4..<8], as: UTF8.self) {
-            case "acTL": return true
-            case "IDAT": return false
-            default:
-                // Length, type and CRC around the data; a length is at most 2^31 - 1.
-                offset += 12 + header[0..<4].reduce(0) { $0 << 8 | Int($1) }
-            }
-        }
-        return false
+        walkChunks(url, limit: chunksScanned) { type, _, _ in
+            type == "acTL" ? .stop(true) : type == "IDAT" ? .stop(false) : .next
+        } ?? false
     }
 
     /// How long each frame of an animated PNG is shown, in seconds, from its `fcTL` chunks (a
@@ -78,28 +64,45 @@ public enum PNGReader {
     /// `chunksListed` chunks before its end (the caller then samples it at a rate of its own).
     /// Reads chunk headers and the frame controls only.
     public static func frameDelays(_ url: URL) -> [Double]? {
-        guard let (handle, size) = FileSystemPath.openRegularFile(url.path) else { return nil }
-        defer { try? handle.close() }
-        guard let signature = try? handle.read(upToCount: 8), [UInt8](signature) == Self.signature else { return nil }
         var delays: [Double] = []
-        var offset = 8
-        for _ in 0..<Self.chunksListed {
-            guard offset + 8 <= size, (try? handle.seek(toOffset: UInt64(offset))) != nil,
-                  let data = try? handle.read(upToCount: 8), data.count == 8 else { break }
-            let header = [UInt8](data)
-            let length = header[0..<4].reduce(0) { $0 << 8 | Int($1) }
-            switch String(decoding: header[4..<8], as: UTF8.self) {
+        let ended = walkChunks(url, limit: chunksListed) { type, length, handle -> ChunkStep<Bool> in
+            switch type {
             case "fcTL":
-                guard length == 26, let control = try? handle.read(upToCount: 26), control.count == 26 else { return nil }
+                guard length == 26, let control = try? handle.read(upToCount: 26), control.count == 26 else { return .stop(false) }
                 let bytes = [UInt8](control)
                 let numerator = Int(bytes[20]) << 8 | Int(bytes[21]), denominator = Int(bytes[22]) << 8 | Int(bytes[23])
                 delays.append(Double(numerator) / Double(denominator == 0 ? 100 : denominator))
-                guard delays.count <= Self.framesListed else { return nil }
+                return delays.count <= Self.framesListed ? .next : .stop(false)
             case "IEND":
-                return delays.isEmpty ? nil : delays
+                return .stop(true)
             default:
-                break
+                return .next
             }
+        }
+        return ended == true && !delays.isEmpty ? delays : nil
+    }
+
+    /// What a chunk walk does after a chunk: go on, or stop with a result.
+    private enum ChunkStep<T> {
+        case next
+        case stop(T)
+    }
+
+    /// Walks the chunks of the regular PNG file `url`, at most `limit` of them, handing `visit`
+    /// each one's type and data length, with the file positioned at its data (which `visit` may
+    /// read): what `visit` stops with; nil for a file that is not a regular PNG file, or that
+    /// ends, or passes `limit` chunks, before `visit` stops.
+    private static func walkChunks<T>(_ url: URL, limit: Int, _ visit: (String, Int, FileHandle) -> ChunkStep<T>) -> T? {
+        guard let (handle, size) = FileSystemPath.openRegularFile(url.path) else { return nil }
+        defer { try? handle.close() }
+        guard let signature = try? handle.read(upToCount: 8), [UInt8](signature) == Self.signature else { return nil }
+        var offset = 8
+        for _ in 0..<limit {
+            guard offset + 8 <= size, (try? handle.seek(toOffset: UInt64(offset))) != nil,
+                  let data = try? handle.read(upToCount: 8), data.count == 8 else { return nil }
+            let header = [UInt8](data)
+            let length = header[0..<4].reduce(0) { $0 << 8 | Int($1) }
+            if case .stop(let result) = visit(String(decoding: header[4..<8], as: UTF8.self), length, handle) { return result }
             // Length, type and CRC around the data; a length is at most 2^31 - 1.
             offset += 12 + length
         }
