@@ -71,7 +71,9 @@ extension LZWEncoder {
                     diffusion.enter(position)
                     let wanted = Int(indices[position] & mask)
                     if wanted != unknown, i != unknown {
-                        if let seeThrough { setTransparentColor(transparent, from: seeThrough, at: o) }
+                        if let seeThrough, wanted == transparent || i == transparent {
+                            setTransparentColor(transparent, from: seeThrough, at: o)
+                        }
                         let want = colors + wanted * 4, have = colors + i * 4
                         let inherited = diffusion.inherited(position)
                         diffusion.spread((Int(want[0]) + inherited.0 - Int(have[0]), Int(want[1]) + inherited.1 - Int(have[1]),
@@ -152,7 +154,9 @@ extension LZWEncoder {
         }
         while true {
             if node != best {
-                let score = length * unit - Self.lossWeight * loss
+                // (Wrapping: a length within the table, a bound of at most `maxLossy` * 10, a
+                // summed loss far under 2^50.)
+                let score = length &* unit &- Self.lossWeight &* loss
                 if score > bestScore { best = node; bestLength = length; bestScore = score }
             }
             var exact = -1
@@ -164,11 +168,14 @@ extension LZWEncoder {
                 // This pixel's bound, and the weight of its error (16 / factor).
                 let factor = factors.isEmpty ? one : Int(factors[t])
                 let multiplier = multipliers[factor]
-                let pixelBound = bound * factor / one
+                // (Unsigned: both are positive, so the division is a shift.)
+                let pixelBound = Int(UInt(bitPattern: bound &* factor) / UInt(one))
                 let fits = 3 * pixelBound + 3, fitsAlone = 6 * pixelBound + 3
                 let wanted = Int(indices[t] & mask)
                 if wanted != unknown {
-                    if let seeThrough { setTransparentColor(transparent, from: seeThrough, at: offset(length)) }
+                    // What shows through the transparent index here, read only where it is
+                    // wanted or a child stands for it.
+                    if let seeThrough, wanted == transparent { setTransparentColor(transparent, from: seeThrough, at: offset(length)) }
                     let wantColor = colors + wanted * 4
                     let want = (Int(wantColor[0]), Int(wantColor[1]), Int(wantColor[2]))
                     let v = above[length]
@@ -180,6 +187,7 @@ extension LZWEncoder {
                         child = nextSibling[c]
                         if s == wanted { exact = c; continue }
                         guard branches, s != unknown else { continue }
+                        if s == transparent, let seeThrough { setTransparentColor(transparent, from: seeThrough, at: offset(length)) }
                         let h = colors + s * 4
                         let have = (Int(h[0]), Int(h[1]), Int(h[2]))
                         // Wrapping arithmetic, truncating conversions: differences of a few

@@ -16,6 +16,7 @@
 /// did as well, 13 and 14 wrote 0.5-4% more than before; a `largestError` of 32 to 255 moved
 /// nothing by more than 1%.
 struct LossyDiffusion: ~Copyable {
+    /// (`spread` relies on it: the 9 sixteenths not carried make its ninths sixteenths.)
     static let carriedShare = 7
     static let largestError = 96
 
@@ -98,15 +99,23 @@ struct LossyDiffusion: ~Copyable {
         // instructions of the write loop.
         let share = Self.carriedShare
         carried = (r &* share / 16, g &* share / 16, b &* share / 16)
-        // Down-left 3, down 5, down-right 1, of the ninths not carried (144 = 16 * 9).
-        let down = 16 - share
+        // Down-left 3, down 5, down-right 1, of the ninths not carried: with 9 sixteenths
+        // not carried, e * 9 * ninths / 144 is e * ninths / 16 (rounded toward zero, as
+        // Swift's division rounds), the eight first in one vector.
         let p = rows.baseAddress! + below + (position - rowStart) * 3
-        @inline(__always) func add(_ k: Int, _ e: Int, _ ninths: Int) {
-            p[k] &+= Int32(truncatingIfNeeded: e &* down &* ninths / 144)
-        }
-        add(0, r, 3); add(1, g, 3); add(2, b, 3)
-        add(3, r, 5); add(4, g, 5); add(5, b, 5)
-        add(6, r, 1); add(7, g, 1); add(8, b, 1)
+        let r32 = Int32(truncatingIfNeeded: r), g32 = Int32(truncatingIfNeeded: g), b32 = Int32(truncatingIfNeeded: b)
+        // (Down-left, down and down-right per channel; the last, blue down-right, is 1.)
+        let shares = SIMD8<Int32>(r32, g32, b32, r32, g32, b32, r32, g32) &* SIMD8<Int32>(3, 3, 3, 5, 5, 5, 1, 1)
+        let raw = UnsafeMutableRawPointer(p)
+        raw.storeBytes(of: raw.loadUnaligned(as: SIMD8<Int32>.self) &+ Self.sixteenths(shares), as: SIMD8<Int32>.self)
+        p[8] &+= b32 / 16
+    }
+
+    /// `x / 16` lane by lane, rounded toward zero as Swift's division rounds (a negative
+    /// value is raised by 15 before the arithmetic shift).
+    @inline(__always)
+    private static func sixteenths(_ x: SIMD8<Int32>) -> SIMD8<Int32> {
+        (x &+ ((x &>> 31) & 15)) &>> 4
     }
 }
 
