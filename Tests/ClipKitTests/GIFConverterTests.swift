@@ -86,7 +86,7 @@ import TestSupport
 
     /// A GIF whose images read their indices against tables of their own, 16 colours in all:
     /// one table serves them (`--palette auto`), the frames as exact as with a table each. A
-    /// transparent one (written whole, each frame clearing the last) uses it too.
+    /// transparent one (`TransparentChain`) uses it too.
     @Test func oneTableServesAGIFOfFewColoursInAll() throws {
         let dir = Fixture.scratchDirectory()
         let (w, h) = (96, 64)
@@ -118,6 +118,50 @@ import TestSupport
             #expect(written.canvases.count == source.canvases.count && differing == 0, "\(name): every frame as the source shows it")
             #expect(written.hasGlobalTable && written.images.allSatisfy { !$0.hasLocalTable }, "\(name): one table")
         }
+    }
+
+    /// Frames with transparency are drawn over the last where no pixel turns transparent (only
+    /// the change rectangle), and the frame before one where a pixel does clears the whole
+    /// canvas: a picture built up block by block, then a block moving over transparency, comes
+    /// out as the source shows it, the building frames as small rectangles. (Before, every frame
+    /// was written whole, each clearing the last.)
+    @Test func transparentFramesDrawOnlyWhatChanges() throws {
+        let dir = Fixture.scratchDirectory()
+        let (w, h) = (96, 64)
+        var rgb: [UInt8] = []
+        for k in 0..<16 { rgb += [UInt8(k * 16), UInt8(255 - k * 16), UInt8(k * 8)] }
+        let url = dir.appendingPathComponent("built.gif")
+        let encoder = try GIFEncoder(url: url, width: w, height: h, globalPalette: Palette(rgb: rgb), loopCount: 0)
+        // Transparent index 15. Five 8x8 blocks added one a frame, each image only its block.
+        for k in 0..<5 {
+            try encoder.add(GIFFrame(left: 8 + 12 * k, top: 8, width: 8, height: 8, delay: 10, disposal: .none, transparentIndex: 15,
+                                     indices: [UInt8](repeating: UInt8(k + 1), count: 64)))
+        }
+        // Then one block moving right: whole images, each cleared (the first is drawn over the
+        // blocks, which the source's last block image keeps).
+        for k in 0..<3 {
+            var indices = [UInt8](repeating: 15, count: w * h)
+            for y in 40..<48 { for x in (10 + 20 * k)..<(18 + 20 * k) { indices[y * w + x] = 9 } }
+            try encoder.add(GIFFrame(width: w, height: h, delay: 10, disposal: .background, transparentIndex: 15, indices: indices))
+        }
+        try encoder.finish()
+        #expect(try GIFDecoder(url: url).scan().mayBeTransparent)
+        let out = dir.appendingPathComponent("out.gif")
+        _ = try GIFConverter().convert(video: url, to: out)
+        let (source, written) = (try GiflibReference(url: url), try GiflibReference(url: out))
+        #expect(written.width == w && written.height == h)
+        #expect(written.canvases.count == source.canvases.count && written.canvases == source.canvases,
+                "every frame as the source shows it, transparency included")
+        #expect(written.delays == source.delays)
+        let images = written.images
+        // The first covers the canvas; the blocks after it, the moving one's first too, are their
+        // own 8x8 rectangles drawn over it (disposal none).
+        let shapes = "\(images.map { ($0.left, $0.top, $0.width, $0.height, $0.disposal) })"
+        #expect(images.count == 8 && images[0].width == w && images[0].height == h, "\(shapes)")
+        #expect(images[1...4].allSatisfy { $0.width == 8 && $0.height == 8 && $0.disposal == 1 }, "\(shapes)")
+        // From then on a block turns transparent in each next frame: each frame clears the whole
+        // canvas (disposal background), and so does the last, before the loop starts again.
+        #expect(images[5...].allSatisfy { $0.width == w && $0.height == h && $0.disposal == 2 }, "\(shapes)")
     }
 
     @Test func tenFPSFromThirtyPicksByTimestamp() throws {

@@ -74,7 +74,7 @@ extension ConversionRun {
             if startsFit {
                 fit?.start(.init(info: reader.info, key: FrameCache.Key(read), expectedCount: expected, transparentFrames: reader.info.hasAlpha))
             }
-            // Transparency is kept: such frames are written whole, each clearing the last.
+            // Transparency is kept: such frames go through `TransparentChain`.
             return Opened(producer: producer, expectedCount: expected, read: read, transparentFrames: reader.info.hasAlpha,
                           globalPalette: palette, pictures: recording, startsFit: startsFit)
         }

@@ -58,8 +58,9 @@ public struct GIFConverter: Sendable {
 
     /// Assembles images (same size) shown for `delays` centiseconds each into a GIF, at
     /// `options.size` (never larger than the images; `.original` keeps their size).
-    /// Frames with transparent pixels are written whole, each clearing the last (disposal
-    /// background), so transparency survives; opaque frames get the inter-frame optimisation.
+    /// Transparency survives: frames with transparent pixels are drawn over the last where no
+    /// pixel turns transparent, else the last clears the canvas (disposal background); opaque
+    /// frames get the inter-frame optimisation.
     public func convert(images: [URL], delays: [Int], to destination: URL) throws -> GIFResult {
         try options.validate()
         guard !images.isEmpty, images.count == delays.count else {

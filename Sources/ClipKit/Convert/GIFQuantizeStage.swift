@@ -6,13 +6,14 @@ struct GIFQuantizeStage {
     let options: GIFOptions
     /// One palette for the clip (`--palette global`), or nil for a palette per frame.
     let globalPalette: Palette?
-    /// Frames with transparency are written whole, each clearing the last (disposal background).
+    /// Frames with transparency go through `chain`: each drawn over the last unless a pixel
+    /// turns transparent, when the last clears the canvas.
     let transparentFrames: Bool
     /// The input, which limit errors name.
     let source: String
     private var diff: FrameDiff
-    /// The last frame written whole (transparent mode), to merge repeats of it.
-    private var lastWhole: RGBAImage?
+    /// Frames with transparency: their changes, and which clears the canvas (nil for opaque frames).
+    private var chain: TransparentChain?
     /// What the GIF shows so far, RGB per pixel, as quantised when written exact; nil when
     /// unknown.
     private var shown: [UInt8]?
@@ -39,6 +40,7 @@ struct GIFQuantizeStage {
         self.transparentFrames = transparentFrames
         self.source = source
         diff = FrameDiff(threshold: options.changeThreshold)
+        if transparentFrames { chain = TransparentChain(options: options, globalPalette: globalPalette) }
     }
 
     /// The stage body: frames in, quantised frames out, the end passed on with the output
@@ -62,6 +64,9 @@ struct GIFQuantizeStage {
                 guard try quantizeAndPass(frame, to: output) else { return }
             case .end(let duration, let warnings):
                 guard try release(to: output) else { return }
+                for last in chain?.finish() ?? [] {
+                    if !output.push(.frame(last)) { return }
+                }
                 follower?.catchUp()
                 output.push(.end(duration: duration, warnings: warnings))
                 return
@@ -88,6 +93,15 @@ struct GIFQuantizeStage {
         // A huge frame takes a while to quantise: the deadline is checked around it, and
         // the ditherer gives up part-way once it has passed.
         try options.limits.checkDeadline(source)
+        if chain != nil {
+            // Frames with transparency: the frames before this one, now that it says how they end.
+            let ready = chain!.add(frame.image, time: frame.time, measured: options.measure)
+            try options.limits.checkDeadline(source)
+            for quantized in ready {
+                if !output.push(.frame(quantized)) { return false }
+            }
+            return true
+        }
         var quantized = quantize(frame.image, time: frame.time)
         if options.measure { quantized.sourceLuma = LumaPlane(frame.image); quantized.sourceImage = frame.image }
         try options.limits.checkDeadline(source)
@@ -103,13 +117,9 @@ struct GIFQuantizeStage {
         return true
     }
 
+    /// An opaque frame quantised (frames with transparency go through `chain`).
     mutating func quantize(_ image: RGBAImage, time: Double) -> QuantizedFrame {
-        guard transparentFrames else { return quantizeChange(image, time: time) }
-        if options.mergeIdenticalFrames, let lastWhole, lastWhole == image {
-            return QuantizedFrame(frame: GIFFrame(width: 0, height: 0, indices: []), time: time, isUnchanged: true)
-        }
-        lastWhole = image
-        return Self.quantizeWhole(image, time: time, options: options, globalPalette: globalPalette)
+        quantizeChange(image, time: time)
     }
 
     /// A frame after the first keeps only what visibly changed: the changed rectangle, with
@@ -171,32 +181,5 @@ struct GIFQuantizeStage {
                 }
             }
         }
-    }
-
-    /// A frame with transparency, written whole: pixels under half alpha are transparent, and
-    /// disposal background clears it before the next frame.
-    static func quantizeWhole(_ image: RGBAImage, time: Double, options: GIFOptions, globalPalette: Palette? = nil) -> QuantizedFrame {
-        let count = image.width * image.height
-        var mask = [Bool](repeating: true, count: count)
-        var anyTransparent = false
-        image.pixels.withUnsafeBufferPointer { p in
-            for i in 0..<count where p[i * 4 + 3] < 128 {
-                mask[i] = false
-                anyTransparent = true
-            }
-        }
-        // With a global palette, its table (and its free entry for the transparent index) is the file's.
-        let palette = globalPalette ?? Quantizer(maxColors: anyTransparent ? options.colorsBesideTransparent : options.colors,
-                                                 errorTarget: Double(options.paletteError)).palette(for: image, mask: mask)
-        let transparent: UInt8? = anyTransparent ? UInt8(palette.count) : nil
-        var ditherer = Ditherer(palette: palette, method: options.dither)
-        ditherer.deadline = options.limits.deadline
-        let rect = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
-        let indices = ditherer.indices(for: image, rect: rect, mask: anyTransparent ? mask : nil, transparentIndex: transparent)
-        let frame = GIFFrame(width: image.width, height: image.height, disposal: .background,
-                             transparentIndex: transparent.map(Int.init),
-                             localPalette: globalPalette != nil ? nil : transparent == nil ? palette.rgb : palette.rgb + [0, 0, 0],
-                             indices: indices)
-        return QuantizedFrame(frame: frame, time: time, isUnchanged: false)
     }
 }

@@ -43,7 +43,7 @@ final class ImageSequenceSource: FrameProducer, Sendable {
         return (info.width, info.height)
     }
 
-    /// Whether any frame has a pixel that is not fully opaque (then frames are written whole).
+    /// Whether any frame has a pixel that is not fully opaque (then frames go through `TransparentChain`).
     /// Looked for once, when the first pass has checked its memory: only images whose header
     /// allows alpha are decoded for it, one at a time, each under the deadline, none kept.
     func hasTransparency() throws -> Bool {

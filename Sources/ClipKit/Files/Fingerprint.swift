@@ -14,8 +14,9 @@ public struct Fingerprint: Sendable, Hashable, CustomStringConvertible {
     /// none, raw pictures cut short are not decoded, JPEG photos are turned upright by their
     /// EXIF orientation. 3: GIF inputs whose tables repeat or whose frames show at most 255
     /// colours get one palette, and an undrawn transparent index is not transparency; animated
-    /// PNGs of frames of 2 cs or more keep their own timing.
-    public static let formatVersion = 3
+    /// PNGs of frames of 2 cs or more keep their own timing. 4: frames with transparency are
+    /// drawn over the last where no pixel turns transparent (`TransparentChain`).
+    public static let formatVersion = 4
     /// The PNG `tEXt` keyword and the GIF comment's prefix.
     static let keyword = "clipkit-fingerprint"
 
