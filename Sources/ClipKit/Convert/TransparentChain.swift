@@ -24,10 +24,9 @@ struct TransparentChain {
     /// One palette for the clip, with an entry free for the transparent index; nil for a palette per frame.
     let globalPalette: Palette?
     /// What changed since the last frame drawn, alpha included (`visible(_:)` pictures, so a
-    /// pixel transparent in both is unchanged whatever colour it carries); reset at each clear.
+    /// pixel transparent in both is unchanged whatever colour it carries); its reference is what
+    /// the viewer sees. Reset at each clear.
     private var diff: FrameDiff
-    /// The last frame seen, as `visible(_:)` makes it: which pixels show.
-    private var last: RGBAImage?
     /// Whether the first frame shows every pixel (then the loop needs no clear before it).
     private var firstCoversCanvas = false
     /// The last frame quantised, not passed on yet (its disposal waits for the next), and the
@@ -46,22 +45,26 @@ struct TransparentChain {
     /// returns the frames now ready to pass on, in order.
     mutating func add(_ image: RGBAImage, time: Double, measured: Bool) -> [QuantizedFrame] {
         let shown = Self.visible(image)
-        if options.mergeIdenticalFrames, let last, last == shown {
-            var repeated = QuantizedFrame(frame: GIFFrame(width: 0, height: 0, indices: []), time: time, isUnchanged: true)
-            if measured { (repeated.sourceLuma, repeated.sourceImage) = (LumaPlane(image), image) }
-            held.append(repeated)
-            return []
-        }
         var ready: [QuantizedFrame] = []
-        if let last {
-            let clears = Self.turnsTransparent(from: last, to: shown)
-            ready = release(clearing: clears)
-            if clears { diff = FrameDiff(threshold: options.changeThreshold) }
+        if let before = diff.reference {
+            if Self.turnsTransparent(from: before, to: shown) {
+                ready = release(clearing: true)
+                diff = FrameDiff(threshold: options.changeThreshold)
+            }
         } else {
             firstCoversCanvas = !shown.pixels.withUnsafeBufferPointer { p in stride(from: 3, to: p.count, by: 4).contains { p[$0] == 0 } }
         }
-        last = shown
-        var quantized = quantize(image, shown: shown, time: time)
+        let change = diff.change(to: shown)
+        // Nothing visibly changed (as opaque frames are merged: `GIFQuantizeStage`): the frame
+        // held stays on screen longer.
+        if !change.isFirst, change.rect.isEmpty, options.mergeIdenticalFrames {
+            var repeated = QuantizedFrame(frame: GIFFrame(width: 0, height: 0, indices: []), time: time, isUnchanged: true)
+            if measured { (repeated.sourceLuma, repeated.sourceImage) = (LumaPlane(image), image) }
+            held.append(repeated)
+            return ready
+        }
+        ready += release(clearing: false)
+        var quantized = quantize(image, shown: shown, change: change, time: time)
         if measured { (quantized.sourceLuma, quantized.sourceImage) = (LumaPlane(image), image) }
         held = [quantized]
         return ready
@@ -75,10 +78,10 @@ struct TransparentChain {
     /// The frames held, the first (the image) given its disposal: "background" over the whole
     /// canvas when the next frame needs it cleared, else "none".
     private mutating func release(clearing: Bool) -> [QuantizedFrame] {
-        guard var frames = Optional(held), !frames.isEmpty, let last else { return [] }
+        guard var frames = Optional(held), !frames.isEmpty, let size = diff.reference else { return [] }
         held = []
         // (The first image sets the GIF's screen size: it covers the canvas too.)
-        if clearing || !released { frames[0].frame = Self.widened(frames[0].frame, width: last.width, height: last.height) }
+        if clearing || !released { frames[0].frame = Self.widened(frames[0].frame, width: size.width, height: size.height) }
         released = true
         frames[0].frame.disposal = clearing ? .background : .none
         return frames
@@ -86,8 +89,7 @@ struct TransparentChain {
 
     /// The pixels that changed (drawn since the last clear, or after it those that show), quantised
     /// with their own palette (or the global one) and the transparent index for the rest.
-    private mutating func quantize(_ image: RGBAImage, shown: RGBAImage, time: Double) -> QuantizedFrame {
-        let change = diff.change(to: shown)
+    private func quantize(_ image: RGBAImage, shown: RGBAImage, change: FrameDiff.Change, time: Double) -> QuantizedFrame {
         // Drawn: what changed and shows (a pixel turned transparent is never drawn: the chain
         // clears before such a frame, and after a clear the canvas is empty).
         var mask = change.mask

@@ -9,7 +9,8 @@
 struct FrameDiff: Sendable {
     /// Largest perceptual distance (`Palette.distance` units) that is not a change; 0 = exact.
     let threshold: Int
-    private var reference: RGBAImage?
+    /// What the viewer sees (alpha exact, colours as last drawn); nil before the first frame.
+    private(set) var reference: RGBAImage?
 
     init(threshold: Int) {
         self.threshold = threshold
