@@ -121,10 +121,10 @@ import TestSupport
     }
 
     /// Frames with transparency are drawn over the last where no pixel turns transparent (only
-    /// the change rectangle), and the frame before one where a pixel does clears the whole
-    /// canvas: a picture built up block by block, then a block moving over transparency, comes
-    /// out as the source shows it, the building frames as small rectangles. (Before, every frame
-    /// was written whole, each clearing the last.)
+    /// the change rectangle), and the frame before one where pixels do clears a rectangle that
+    /// takes them in: a picture built up block by block, then a block moving over transparency,
+    /// comes out as the source shows it, in small rectangles. (Before, every frame was written
+    /// whole, each clearing the last.)
     @Test func transparentFramesDrawOnlyWhatChanges() throws {
         let dir = Fixture.scratchDirectory()
         let (w, h) = (96, 64)
@@ -159,9 +159,27 @@ import TestSupport
         let shapes = "\(images.map { ($0.left, $0.top, $0.width, $0.height, $0.disposal) })"
         #expect(images.count == 8 && images[0].width == w && images[0].height == h, "\(shapes)")
         #expect(images[1...4].allSatisfy { $0.width == 8 && $0.height == 8 && $0.disposal == 1 }, "\(shapes)")
-        // From then on a block turns transparent in each next frame: each frame clears the whole
-        // canvas (disposal background), and so does the last, before the loop starts again.
-        #expect(images[5...].allSatisfy { $0.width == w && $0.height == h && $0.disposal == 2 }, "\(shapes)")
+        // From then on pixels turn transparent in each next frame: each frame clears (disposal
+        // background) its rectangle widened to take them in: the first moving block's takes in
+        // the five built ones, the next is its own 8x8; the last clears the whole canvas, before
+        // the loop starts again.
+        #expect(images.count == 8 && images[5...].allSatisfy { $0.disposal == 2 }, "\(shapes)")
+        #expect(images.count == 8 && (images[5].left, images[5].top, images[5].width, images[5].height) == (8, 8, 56, 40), "\(shapes)")
+        #expect(images.count == 8 && (images[6].left, images[6].top, images[6].width, images[6].height) == (30, 40, 8, 8), "\(shapes)")
+        #expect(images.count == 8 && images[7].width == w && images[7].height == h, "\(shapes)")
+
+        // A clear shows only once an image follows: a frame that draws nothing after a clear
+        // (a hole cut in an opaque picture) is written, not merged into the one before.
+        let hole = dir.appendingPathComponent("hole.gif")
+        let holeEncoder = try GIFEncoder(url: hole, width: w, height: h, globalPalette: Palette(rgb: rgb), loopCount: 0)
+        try holeEncoder.add(GIFFrame(width: w, height: h, delay: 10, disposal: .none, indices: (0..<w * h).map { UInt8($0 % w / 8) }))
+        try holeEncoder.add(GIFFrame(left: 10, top: 10, width: 8, height: 8, delay: 10, disposal: .background,
+                                     indices: [UInt8](repeating: 13, count: 64)))
+        try holeEncoder.add(GIFFrame(width: 1, height: 1, delay: 30, disposal: .none, transparentIndex: 15, indices: [15]))
+        try holeEncoder.finish()
+        _ = try GIFConverter().convert(video: hole, to: out)
+        let (holeSource, holeWritten) = (try GiflibReference(url: hole), try GiflibReference(url: out))
+        #expect(holeWritten.canvases == holeSource.canvases && holeWritten.delays == holeSource.delays, "\(holeWritten.delays)")
     }
 
     @Test func tenFPSFromThirtyPicksByTimestamp() throws {

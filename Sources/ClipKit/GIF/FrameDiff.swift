@@ -24,6 +24,21 @@ struct FrameDiff: Sendable {
         var isFirst: Bool
     }
 
+    /// The viewer's canvas was cleared over `rect` (disposal background): nothing shows there.
+    mutating func clear(_ rect: PixelRect) {
+        guard var image = reference else { return }
+        let (x0, y0) = (max(rect.x, 0), max(rect.y, 0))
+        let (x1, y1) = (min(rect.x + rect.width, image.width), min(rect.y + rect.height, image.height))
+        guard x0 < x1, y0 < y1 else { return }
+        reference = nil
+        image.pixels.withUnsafeMutableBufferPointer { p in
+            for y in y0..<y1 {
+                for i in (y * image.width + x0) * 4..<(y * image.width + x1) * 4 { p[i] = 0 }
+            }
+        }
+        reference = image
+    }
+
     /// The change from the current reference to `image`, and the reference updated to it.
     mutating func change(to image: RGBAImage) -> Change {
         let count = image.width * image.height
