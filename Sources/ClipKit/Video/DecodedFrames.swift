@@ -16,16 +16,30 @@ final class DecodedFrames {
         let keepsPaletteAlpha: Bool
     }
 
-    /// One decoded picture and where it is shown.
+    /// One decoded picture and where it is shown; and the picture as the pass that decoded it
+    /// scaled it, at that pass's size, while the budget has room for it.
     struct Picture {
         let frame: UnsafeMutablePointer<AVFrame>
         let places: [FrameSampler.Emission]
         let sourceTime: Double
+        var scaled: (size: FrameSize, image: RGBAImage)?
+
+        /// The picture at `size`: the one kept when it is that size, else scaled by `scaler`
+        /// (as the decoder would: the same frame, info and settings give the same bytes).
+        func image(at size: FrameSize, info: VideoInfo, scaler: Scaler) throws -> RGBAImage {
+            if let scaled, scaled.size == size { return scaled.image }
+            return try scaler.uprightImage(from: frame, info: info, size: size)
+        }
     }
 
     private(set) var pictures: [Picture] = []
     /// Bytes of the picture buffers kept.
     private(set) var bytes = 0
+    /// Bytes of the scaled pictures kept: within the budget with `bytes`, and dropped (all of
+    /// them) before a decoded picture would be. The `--max-bytes` pass after the first took 4.5%
+    /// of a fit's instructions scaling again the pictures the first had scaled at the same size
+    /// (the screen cut at 75% of its default's size: 0.34 of 7.5 G).
+    private(set) var scaledBytes = 0
     let budget: Int
     /// Set by the decoder that records (a producer that does not leaves the recording incomplete).
     var source: Source?
@@ -52,6 +66,7 @@ final class DecodedFrames {
                 if let buffer { size += Int(buffer.pointee.size) }
             }
         }
+        if bytes + scaledBytes + size > budget { dropScaled() }
         guard bytes + size <= budget, let copy = av_frame_clone(frame) else {
             isCut = true
             free()
@@ -59,6 +74,19 @@ final class DecodedFrames {
         }
         bytes += size
         pictures.append(Picture(frame: copy, places: places, sourceTime: sourceTime))
+    }
+
+    /// Keeps `image`, the last picture kept as scaled to `size`, when the budget has room.
+    func keepScaled(_ image: RGBAImage, size: FrameSize) {
+        guard !isCut, !pictures.isEmpty, pictures[pictures.count - 1].scaled == nil,
+              bytes + scaledBytes + image.pixels.count <= budget else { return }
+        pictures[pictures.count - 1].scaled = (size, image)
+        scaledBytes += image.pixels.count
+    }
+
+    private func dropScaled() {
+        for i in pictures.indices { pictures[i].scaled = nil }
+        scaledBytes = 0
     }
 
     /// The stream ended; `duration` is the end message's, before `speed`.
@@ -73,6 +101,7 @@ final class DecodedFrames {
         }
         pictures = []
         bytes = 0
+        scaledBytes = 0
     }
 }
 
@@ -94,7 +123,7 @@ enum DecodedFramesReplay {
         scaler.keepsPaletteAlpha = source.keepsPaletteAlpha
         for picture in frames.pictures {
             try options.limits.checkDeadline(path)
-            let image = try scaler.uprightImage(from: picture.frame, info: source.info, size: options.size)
+            let image = try picture.image(at: options.size, info: source.info, scaler: scaler)
             if !output.push(image, at: picture.places, sourceTime: picture.sourceTime) { return }
         }
         output.end(duration: duration)

@@ -179,6 +179,7 @@ final class FrameDecoder: FrameProducer {
             return
         }
         let image = try scaler.uprightImage(from: candidate, info: demuxer.info, size: sequence.size)
+        sequence.recording?.keepScaled(image, size: sequence.size)
         if !sequence.push(image, at: places, sourceTime: candidateTime) { stopped = true }
     }
 
@@ -189,7 +190,7 @@ final class FrameDecoder: FrameProducer {
         guard let recording = sequence.recording, sequence.takeSuccessor() else { return }
         for picture in recording.pictures {
             try options.limits.checkDeadline(demuxer.path)
-            let image = try scaler.uprightImage(from: picture.frame, info: demuxer.info, size: sequence.size)
+            let image = try picture.image(at: sequence.size, info: demuxer.info, scaler: scaler)
             if !sequence.replay(image, at: picture.places, sourceTime: picture.sourceTime) { return }
         }
     }
