@@ -6,13 +6,13 @@ struct GIFQuantizeStage {
     let options: GIFOptions
     /// One palette for the clip (`--palette global`), or nil for a palette per frame.
     let globalPalette: Palette?
-    /// Frames with transparency go through `chain`: each drawn over the last unless a pixel
-    /// turns transparent, when the last clears the canvas.
+    /// Frames with transparency go through `chain`: each drawn over the last, which clears a
+    /// rectangle taking in the pixels that turn transparent.
     let transparentFrames: Bool
     /// The input, which limit errors name.
     let source: String
     private var diff: FrameDiff
-    /// Frames with transparency: their changes, and which clears the canvas (nil for opaque frames).
+    /// Frames with transparency: their changes, and what each clears (nil for opaque frames).
     private var chain: TransparentChain?
     /// What the GIF shows so far, RGB per pixel, as quantised when written exact; nil when
     /// unknown.

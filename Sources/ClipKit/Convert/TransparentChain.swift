@@ -89,7 +89,8 @@ struct TransparentChain {
     /// "none"; and the rectangle cleared. The first image of the GIF covers the whole canvas.
     private mutating func release(clearing: PixelRect?) -> (frames: [QuantizedFrame], cleared: PixelRect) {
         let none = PixelRect(x: 0, y: 0, width: 0, height: 0)
-        guard var frames = Optional(held), !frames.isEmpty, let size = diff.reference else { return ([], none) }
+        var frames = held
+        guard !frames.isEmpty, let size = diff.reference else { return ([], none) }
         held = []
         let image = frames[0].frame
         var rect = released ? PixelRect(x: image.left, y: image.top, width: image.width, height: image.height)
