@@ -40,6 +40,8 @@ final class DecodedFrames {
     /// of a fit's instructions scaling again the pictures the first had scaled at the same size
     /// (the screen cut at 75% of its default's size: 0.34 of 7.5 G).
     private(set) var scaledBytes = 0
+    /// Whether scaled pictures are still kept (not once they have been dropped for room).
+    private var keepsScaled = true
     let budget: Int
     /// Set by the decoder that records (a producer that does not leaves the recording incomplete).
     var source: Source?
@@ -78,7 +80,7 @@ final class DecodedFrames {
 
     /// Keeps `image`, the last picture kept as scaled to `size`, when the budget has room.
     func keepScaled(_ image: RGBAImage, size: FrameSize) {
-        guard !isCut, !pictures.isEmpty, pictures[pictures.count - 1].scaled == nil,
+        guard keepsScaled, !isCut, !pictures.isEmpty, pictures[pictures.count - 1].scaled == nil,
               bytes + scaledBytes + image.pixels.count <= budget else { return }
         pictures[pictures.count - 1].scaled = (size, image)
         scaledBytes += image.pixels.count
@@ -87,6 +89,7 @@ final class DecodedFrames {
     private func dropScaled() {
         for i in pictures.indices { pictures[i].scaled = nil }
         scaledBytes = 0
+        keepsScaled = false
     }
 
     /// The stream ended; `duration` is the end message's, before `speed`.
