@@ -15,7 +15,8 @@ struct ThumbCommand: ParsableCommand {
           clipkit thumb in.mp4 --pick best        the best poster frame
           clipkit thumb in.mp4 --pick best --count 3 --within 60 --json
               in-1.png (best), in-2.png, in-3.png from the first minute
-        Still images libavformat reads (PNG, JPEG, GIF) work too.
+        Still images libavformat reads (PNG, JPEG, GIF) work too, and an audio
+        file's cover art (its one picture, whatever --at or --pick asks).
 
         --pick best scores the keyframes (with fewer than 4, frames sampled
         evenly instead) at 160 px: sharpness (Laplacian of luma) x detail

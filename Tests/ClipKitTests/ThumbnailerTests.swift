@@ -62,6 +62,31 @@ import TestSupport
         #expect(try thumb("still.jpg").height == 48)
     }
 
+    /// An audio file's cover art is its thumbnail, as ffmpegthumbnailer gives it: the one
+    /// picture, whatever time or pick is asked for; `--count 3` writes it once, and says so.
+    /// Audio without a cover still has no picture.
+    @Test func coverArtIsTheThumbnail() throws {
+        let cover = try thumb("cover_art.m4a", ThumbnailOptions(size: .original))
+        #expect(cover.width == 64 && cover.height == 64 && cover.isOpaque)
+        // The 64x64 testsrc2 picture: its colour bars and gradients, not a blank frame.
+        #expect(Set(stride(from: 0, to: cover.pixels.count, by: 4).map { Array(cover.pixels[$0..<$0 + 3]) }).count > 20)
+        #expect(!BlackFrameDetector.isBlank(cover))
+        #expect(try thumb("cover_art.m4a", ThumbnailOptions(position: .seconds(0.8), size: .original)) == cover)
+        #expect(try thumb("cover_art.m4a", ThumbnailOptions(size: .original, pick: .best)) == cover)
+        #expect(try thumb("cover_art.m4a", ThumbnailOptions(size: .fit(width: 32, height: 32))).width == 32)
+
+        var three = ThumbnailOptions(size: .original, pick: .best)
+        three.count = 3
+        let dir = Fixture.scratchDirectory()
+        let result = try Thumbnailer(options: three).writeThumbnail(of: Fixture.url("video/cover_art.m4a"), to: dir.appendingPathComponent("t.png"))
+        #expect(result.urls.count == 1 && result.warnings.contains { $0.contains("cover art") }, "\(result.warnings)")
+        #expect(try PNGReader.read(result.urls[0]) == cover)
+
+        #expect(throws: ClipKitError.noVideoStream(path: Fixture.url("video/audio_only.m4a").path)) {
+            _ = try thumb("audio_only.m4a")
+        }
+    }
+
     @Test func writesPNGThatReadsBack() throws {
         let image = try thumb("rotated90.mov", ThumbnailOptions(size: .fit(width: 60, height: 60)))
         let dir = Fixture.scratchDirectory()

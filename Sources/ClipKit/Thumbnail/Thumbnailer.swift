@@ -69,8 +69,9 @@ public struct Thumbnailer: Sendable {
         }
         var warnings: [String] = []
         var taken: [FrameScore] = []
-        if options.pick == .best {
-            let (picks, pickWarnings) = try PosterPicker(options: options).pick(in: url, limits: limits)
+        // The best posters, or (an audio file, no video) its cover art: the one picture there is.
+        let best = options.pick == .best ? try bestPicks(in: url, limits: limits) : nil
+        if case .picks(let picks, let pickWarnings) = best {
             let takeWarnings: [String]
             (taken, takeWarnings) = try takePicks(picks, of: url, limits: limits) { try write($1) }
             warnings = pickWarnings + takeWarnings
@@ -82,21 +83,43 @@ public struct Thumbnailer: Sendable {
             let image: RGBAImage
             (image, warnings) = try take(url, limits: limits)
             try write(image)
+            if best != nil, names.count > 1 {
+                warnings.append("wrote 1 of the \(names.count) posters asked for: the file's one picture is its cover art")
+            }
         }
         try OutputCommit(main: files).commit()
         return ThumbnailResult(url: names[0], width: size.width, height: size.height, bytes: bytes, warnings: warnings,
                                urls: files.map(\.destination), picks: taken)
     }
 
-    /// The thumbnail of `url`, upright and scaled (`pick == .best`: the best poster).
+    /// What `--pick best` chooses from: the picks, or the cover art of a file with no video
+    /// (`take` reads it; a file without video or cover art fails there as it would here).
+    private enum BestPicks {
+        case picks([FrameScore], warnings: [String])
+        case coverArt
+    }
+
+    private func bestPicks(in url: URL, limits: Limits, options: ThumbnailOptions? = nil) throws -> BestPicks {
+        do {
+            let (picks, warnings) = try PosterPicker(options: options ?? self.options).pick(in: url, limits: limits)
+            return .picks(picks, warnings: warnings)
+        } catch ClipKitError.noVideoStream {
+            return .coverArt
+        }
+    }
+
+    /// The thumbnail of `url`, upright and scaled (`pick == .best`: the best poster; an audio
+    /// file's cover art, its one picture).
     public func thumbnail(of url: URL) throws -> RGBAImage {
         try options.validate()
         let limits = options.limits.started()
         guard options.pick == .best else { return try take(url, limits: limits).image }
         var single = options
         single.count = 1
-        let best = try PosterPicker(options: single).pick(in: url, limits: limits).picks[0]
-        return try take(url, limits: limits, at: best.time).image
+        guard case .picks(let picks, _) = try bestPicks(in: url, limits: limits, options: single) else {
+            return try take(url, limits: limits).image
+        }
+        return try take(url, limits: limits, at: picks[0].time).image
     }
 
     /// The best posters of `url` (up to `options.count`, best first) with how they scored,
@@ -140,9 +163,17 @@ public struct Thumbnailer: Sendable {
     /// The frame at the position (or at `time`, a frame's exact presentation time), and the
     /// damage its source was decoded around.
     private func take(_ url: URL, limits: Limits, at time: Double? = nil) throws -> (image: RGBAImage, warnings: [String]) {
-        let reader = try VideoReader(url: url, limits: limits, fullProbe: false)
+        let reader = try VideoReader(url: url, limits: limits, fullProbe: false, defaultOptions: nil, coverArt: true)
         var read = FrameReadOptions(size: options.size)
         read.limits = limits
+        if reader.info.isCoverArt {
+            // An audio file's cover art: its one picture, whatever time was asked for.
+            read.maxFrames = 1
+            read.queueCapacity = 1
+            try Self.checkMemory(for: reader.info, size: options.size, limits: limits, path: url.path)
+            let frames = try reader.frames(options: read)
+            return (try firstFrame(frames, path: url.path).image, frames.warnings)
+        }
         read.start = try time ?? startTime(in: reader.info, path: url.path, limits: limits)
         try Self.checkMemory(for: reader.info, size: options.size, limits: limits, path: url.path)
         read.queueCapacity = 1

@@ -18,7 +18,7 @@ final class Demuxer {
     let decoder: UnsafePointer<AVCodec>
 
     init(url: URL, maxPixels: Int = 100_000_000, maxMemory: Int = Limits().maxMemory, deadline: Deadline = .none,
-         fullProbe: Bool = true) throws {
+         fullProbe: Bool = true, coverArt: Bool = false) throws {
         try FFmpegLibraries.load()
         Demuxer.quietLogs
         let path = url.path
@@ -79,8 +79,10 @@ final class Demuxer {
         let stream = context.pointee.streams[Int(index)]!.pointee
         decoder = Self.alphaDecoder(for: stream) ?? codec
         // Cover art in an audio file is a one-picture "video" stream (chosen only when no real
-        // video is there): not a clip.
-        if stream.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 {
+        // video is there): not a clip, but a picture for a caller that asks (`coverArt`: the
+        // thumbnailer, as ffmpegthumbnailer takes it). Its stream has no length of its own.
+        let isCoverArt = stream.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
+        if isCoverArt && !coverArt {
             throw ClipKitError.noVideoStream(path: path)
         }
         let parameters = stream.codecpar.pointee
@@ -111,6 +113,7 @@ final class Demuxer {
             duration = Double(context.pointee.duration) / Double(AV_TIME_BASE)
         }
         if let header = duration, Demuxer.isOpenEndedDuration(header) { duration = nil }
+        if isCoverArt { duration = nil }
         var whole: Double?
         if context.pointee.duration > 0 && context.pointee.duration != ck_av_nopts_value() {
             whole = Double(context.pointee.duration) / Double(AV_TIME_BASE)
@@ -156,6 +159,7 @@ final class Demuxer {
             colorMatrix: Demuxer.name(av_color_space_name(parameters.color_space), unless: parameters.color_space == AVCOL_SPC_UNSPECIFIED),
             colorRange: Demuxer.name(av_color_range_name(parameters.color_range), unless: parameters.color_range == AVCOL_RANGE_UNSPECIFIED))
         read.decodedBytesPer64Pixels = bytesPer64Pixels
+        read.isCoverArt = isCoverArt
         info = read
     }
 

@@ -28,6 +28,9 @@ public struct VideoInfo: Sendable, Equatable {
     /// Whether pictures can have transparent pixels (a pixel format with alpha, a GIF with
     /// transparency): outputs then keep it.
     public var hasAlpha = false
+    /// The picture is an audio file's cover art (its one picture, no duration), read only where
+    /// asked for (`thumb`).
+    public var isCoverArt = false
     /// Colour description from the stream: primaries, transfer, matrix and range as FFmpeg names
     /// them ("bt2020", "smpte2084", "bt2020nc", "tv"); nil when unspecified.
     public var colorPrimaries: String?

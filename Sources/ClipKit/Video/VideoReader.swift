@@ -21,6 +21,8 @@ public final class VideoReader: Sendable {
     }
     /// Options from `init(_:_:)`, used by `frames`.
     private let defaultOptions: FrameReadOptions?
+    /// Whether cover art is read as a picture (`init(url:limits:fullProbe:defaultOptions:coverArt:)`).
+    private let coverArt: Bool
 
     /// Opens `url` and reads its headers. Throws `ClipKitError` for missing, unreadable,
     /// non-media or video-less files, and for frame sizes over `maxPixels`.
@@ -44,9 +46,12 @@ public final class VideoReader: Sendable {
         try self.init(url: url, limits: limits, fullProbe: fullProbe, defaultOptions: nil)
     }
 
-    init(url: URL, limits: Limits, fullProbe: Bool, defaultOptions: FrameReadOptions?) throws {
+    /// `coverArt`: an audio file's cover art is read as its one picture (`VideoInfo.isCoverArt`),
+    /// not refused as no video.
+    init(url: URL, limits: Limits, fullProbe: Bool, defaultOptions: FrameReadOptions?, coverArt: Bool = false) throws {
         self.url = url
         self.defaultOptions = defaultOptions
+        self.coverArt = coverArt
         // GIFs go through ClipKit's own decoder and compositor: frames as browsers show them,
         // damaged files decoded as far as they go, the same as `explode`.
         if GIFFrameSource.isGIF(url) {
@@ -56,7 +61,8 @@ public final class VideoReader: Sendable {
             opened = LockedBox(.gif(animation))
             return
         }
-        let demuxer = try Demuxer(url: url, maxPixels: limits.maxPixels, maxMemory: limits.maxMemory, deadline: limits.deadline, fullProbe: fullProbe)
+        let demuxer = try Demuxer(url: url, maxPixels: limits.maxPixels, maxMemory: limits.maxMemory, deadline: limits.deadline,
+                                  fullProbe: fullProbe, coverArt: coverArt)
         info = demuxer.info
         isGIF = false
         opened = LockedBox(.video(demuxer))
@@ -86,7 +92,7 @@ public final class VideoReader: Sendable {
         let demuxer = try opened.withLock { opened -> sending Demuxer in
             if case .video(let demuxer) = opened.take() { return demuxer }
             return try Demuxer(url: url, maxPixels: options.limits.maxPixels, maxMemory: options.limits.maxMemory, deadline: options.limits.deadline,
-                               fullProbe: false)
+                               fullProbe: false, coverArt: coverArt)
         }
         return try FrameDecoder(demuxer: demuxer, options: options)
     }
