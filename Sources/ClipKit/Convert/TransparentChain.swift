@@ -110,9 +110,11 @@ struct TransparentChain {
         var mask = change.mask
         var minX = Int.max, minY = Int.max, maxX = -1, maxY = -1
         let width = image.width
+        // (Only the change's rectangle: the mask is false outside it.)
+        let changed = change.rect
         shown.pixels.withUnsafeBufferPointer { p in
-            for y in 0..<image.height {
-                for x in 0..<width {
+            for y in changed.y..<(changed.y + changed.height) {
+                for x in changed.x..<(changed.x + changed.width) {
                     let i = y * width + x
                     guard mask[i] else { continue }
                     guard p[i * 4 + 3] != 0 else { mask[i] = false; continue }
