@@ -177,6 +177,27 @@ import TestSupport
         #expect(try Decoded.gif(dir.appendingPathComponent("fit.gif"), keep: 0).delays.reduce(0, +) == 400)
     }
 
+    /// A limit far over the best GIF of a clip whose container miscounts its frames (variable
+    /// rate, a cut, a truncated file): the probe at 90 stops projected far under, the top level
+    /// runs to its end, learns the count, and came back under instead of being written: the
+    /// search ended without a pass ("a --max-bytes search ended without a pass", exit 1, on
+    /// seven fixture videos at 10 MB). The top level is the answer: as `--quality 100` makes it
+    /// (with a table per frame, as under every `--max-bytes`).
+    @Test(arguments: ["vfr_tick.mkv", "avi_packed.avi", "truncated_faststart.mp4", "cut_negts.mkv"])
+    func aLimitOverTheBestGIFWritesTheTopLevel(_ name: String) throws {
+        let dir = Fixture.scratchDirectory()
+        let clip = Fixture.url("video/\(name)")
+        let run = try CLI.run(["gif", clip.path, "-o", "fit.gif", "--max-bytes", "10MB", "--json"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("\"lossy\":0,") && run.stdout.contains("\"threshold\":0}"), "\(run.stdout)")
+        let best = try CLI.run(["gif", clip.path, "-o", "q100.gif", "--quality", "100", "--palette", "per-frame"], in: dir)
+        #expect(best.status == 0)
+        let fitted = try Decoded.gif(dir.appendingPathComponent("fit.gif"), keep: 1000)
+        let reference = try Decoded.gif(dir.appendingPathComponent("q100.gif"), keep: 1000)
+        #expect(fitted.delays == reference.delays)
+        #expect(fitted.canvases.map(\.pixels) == reference.canvases.map(\.pixels))
+    }
+
     @Test func aLimitTooSmallIsAnErrorAndWritesNothing() throws {
         let dir = Fixture.scratchDirectory()
         let run = try CLI.run(["gif", Self.clip.path, "-o", "tiny.gif", "--max-bytes", "3KB"], in: dir)

@@ -101,9 +101,10 @@ struct ConversionRun: Sendable {
     /// WebP/MP4 sinks), then every output committed together. With `--max-bytes` the GIF's
     /// writer may stop the pass early (`GIFPassWriter`); `mayStopUnder` lets it stop for a
     /// projection far under the limit too (`mayStopEarly` false: it writes to the end), and
-    /// `frameCount` (learned by a pass before) replaces the count the producer expects.
+    /// `frameCount` (learned by a pass before) replaces the count the producer expects;
+    /// `keepsUnder`: a GIF that fits is written however far under the limit (`GIFPassWriter.keepsUnder`).
     func pass(_ options: GIFOptions, animations: AnimationPlan, mayStopUnder: Bool = false, mayStopEarly: Bool = true,
-              frameCount: Int? = nil, fit: FitDecode? = nil) throws -> PassOutcome {
+              keepsUnder: Bool = false, frameCount: Int? = nil, fit: FitDecode? = nil) throws -> PassOutcome {
         let pipeline = Pipeline()
         defer { pipeline.stop() }
         let opened = try open(options, pipeline: pipeline, fit: fit)
@@ -154,6 +155,7 @@ struct ConversionRun: Sendable {
             }
             writer.mayStopUnder = mayStopUnder
             writer.mayStopEarly = mayStopEarly
+            writer.keepsUnder = keepsUnder
             switch try writer.write(quantized) {
             case .written(let result, let file):
                 if let floor = options.minQuality, let score = result.ssimulacra2, score < floor { return .belowFloor(result) }

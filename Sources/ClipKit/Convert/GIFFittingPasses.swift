@@ -68,7 +68,9 @@ extension ConversionRun {
         /// wrong said).
         func attempt(_ options: GIFOptions, at value: Int, in search: inout FitSearch, mayStopUnder: Bool) throws -> PassOutcome? {
             try options.limits.checkDeadline(path)
-            let outcome = try pass(options, animations: animations, mayStopUnder: mayStopUnder, mayStopEarly: !exact,
+            // At the top with nothing over, a GIF that fits is the answer, however far under.
+            let keepsUnder = value == search.top && search.lowestOver == nil
+            let outcome = try pass(options, animations: animations, mayStopUnder: mayStopUnder, mayStopEarly: !exact, keepsUnder: keepsUnder,
                                    frameCount: frameCount, fit: fit)
             guard case .missed(let probe) = outcome else { return outcome }
             let earlier = search.probes.last { $0.value == value }?.probe

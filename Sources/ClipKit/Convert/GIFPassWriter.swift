@@ -51,6 +51,15 @@ struct GIFPassWriter: Sendable {
     /// Whether the pass may stop on a projection (off for an exact pass: it runs to its end, or
     /// until its own bytes pass the limit, the one stop that is never wrong).
     var mayStopEarly = true
+    /// Whether a GIF that fits is written however far under the limit: the pass is at the
+    /// highest value its search can take, with none found over, so a size far under can only
+    /// be the answer. (Otherwise such a size goes back to the search when it proves the
+    /// projections or the frame count wrong, for it to search again: here there is nothing to
+    /// search, and a 5-frame VFR clip under the limit at level 100 was reported under twice,
+    /// learning its count and then proving the projections wrong, until the search ended with
+    /// no pass written.) Its later frames may be made lossier to fit, never less lossy than its
+    /// level (`LossyRateControl`'s `lowers`): that level is the most the search may take.
+    var keepsUnder = false
     /// Where the writer hands what the viewer sees back to the quantiser (lossy LZW).
     var shownFeedback: BoundedQueue<ShownReport>?
     /// The stage that measures the GIF (`options.measure`).
@@ -95,7 +104,7 @@ struct GIFPassWriter: Sendable {
         // The bytes after each of the last `recentFrames` frames: the rate lately.
         var recent = [Int](repeating: 0, count: Self.recentFrames)
         // Lossy LZW raised on the later frames of a pass a little over the limit.
-        var control = LossyRateControl(options: options)
+        var control = LossyRateControl(options: options, lowers: !keepsUnder)
         while let message = try quantized.pop() {
             try options.limits.checkDeadline(path)
             switch message {
@@ -153,7 +162,8 @@ struct GIFPassWriter: Sendable {
                     // limit). A count that proved wrong reports far under even when the search
                     // thought no higher value worth a pass: its overs were projected with that count.
                     let learned = expectedCount == done ? nil : done
-                    let under = (mayStopUnder || mayStopEarly || learned != nil) && Double(result.bytes) < Self.underShare * Double(maxBytes)
+                    let under = !keepsUnder && (mayStopUnder || mayStopEarly || learned != nil)
+                        && Double(result.bytes) < Self.underShare * Double(maxBytes)
                     if result.bytes > maxBytes || under {
                         return .missed(FitProbe(bytes: result.bytes, width: result.width, height: result.height, over: !under,
                                                 complete: true, frames: learned, pastLimit: !under, written: result.frameCount))

@@ -56,11 +56,13 @@ struct LossyRateControl {
     /// A control for a pass with `options`; nil without `--max-bytes`, when lossy LZW is off
     /// (the quantiser then keeps pixels against its own canvas, so the writer must write what it
     /// quantised) or when it was given explicitly (`--lossy` given with `--max-bytes` stays).
-    init?(options: GIFOptions) {
+    /// `lowers` false: never less lossy than the pass's own level (the highest the search may
+    /// take, which `--quality` caps, is being written however far under the limit).
+    init?(options: GIFOptions, lowers: Bool = true) {
         guard options.maxBytes != nil, options.lossy > 0, !options.givenSettings.contains(.lossy) else { return nil }
         base = options.lossy
         ceiling = min(max(Int((Double(base) * Self.ceilingFactor).rounded()), base), GIFOptions.maxLossy)
-        floor = max(1, Int((Double(base) / Self.ceilingFactor).rounded()))
+        floor = lowers ? max(1, Int((Double(base) / Self.ceilingFactor).rounded())) : base
         lossy = base
         highest = base
         lowest = base
