@@ -451,6 +451,29 @@ def timing(tmp):
         "rejects; explode --fps 10 has 7010 frames to write (under --max-frames): done, or "
         "stopped promptly by --timeout. info: duration about 701 s")
 
+    # Timestamps out of order: the second cluster's timecode (0.4 s) edited to 65.535 s, so
+    # frames 4-7 claim 65.5-65.8 s among frames under 1 s. (No CRC-32 elements: the edit stands.)
+    clusters = os.path.join(tmp, "clusters.mkv")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10:duration=1", *X264,
+           "-crf", "35", "-bf", "0", "-g", "5", "-keyint_min", "5", "-sc_threshold", "0",
+           *BITEXACT, "-cluster_time_limit", "350", "-write_crc32", "0", clusters)
+    data = bytearray(read(clusters))
+    cluster = bytes.fromhex("1F43B675")
+    second = data.find(cluster, data.find(cluster) + 4)
+    assert second > 0
+    size = 1  # the cluster's size, an EBML vint: its length from the first byte's leading zeros
+    while not data[second + 4] & (0x80 >> (size - 1)):
+        size += 1
+    at = second + 4 + size
+    assert data[at:at + 4] == b"\xe7\x82\x01\x90", data[at:at + 4].hex()  # Timecode, 2 bytes: 400 ms
+    data[at + 2:at + 4] = b"\xff\xff"
+    put("cluster_time_jump.mkv", bytes(data), kind,
+        "H.264 160x120 in Matroska, 10 frames at 10 fps, whose second cluster's timecode is "
+        "65.535 s instead of 0.4 s: frames 4-7 claim 65.5-65.8 s among frames under 1 s",
+        "thumb --pick best: a thumbnail (the picker may score a frame at 65.x s that no seek "
+        "finds again: then the first frame, with a warning), never 'start 65.735s is past the "
+        "end'; every other command: its output or a one-line error")
+
     # An MP4 whose movie, track and media headers claim a fifth of its length: the frames run on
     # past the duration the container states.
     clip = os.path.join(tmp, "short_claim.mp4")

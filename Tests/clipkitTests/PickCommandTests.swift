@@ -18,6 +18,28 @@ import TestSupport
 
     func video(_ name: String) -> String { Fixture.url("video/\(name)").path }
 
+    /// Timestamps out of order (a Matroska cluster claiming 65.5 s among frames under 1 s): the
+    /// picker scored a frame there that no seek finds again, and the thumbnail failed ("start
+    /// 65.735s is past the end of the clip", exit 1) where plain `thumb` works. The first frame
+    /// stands in, with a warning.
+    @Test func aPickNoSeekFindsAgainGivesTheFirstFrame() throws {
+        let dir = Fixture.scratchDirectory()
+        let clip = Fixture.url("hostile/cluster_time_jump.mkv").path
+        let run = try CLI.run(["thumb", clip, "--pick", "best", "--json", "-o", "best.png"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("could not be decoded again") && run.stderr.contains("wrote the first frame instead"), "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+        let object = try #require(try objects(run.stdout).first)
+        #expect(object["status"] as? String == "ok" && (object["outputs"] as? [String])?.count == 1)
+        let first = try CLI.run(["thumb", clip, "-o", "first.png"], in: dir)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try PNGReader.read(dir.appendingPathComponent("best.png")) == PNGReader.read(dir.appendingPathComponent("first.png")))
+        // Several posters: those a seek finds, the others left out with a warning each.
+        let three = try CLI.run(["thumb", clip, "--pick", "best", "--count", "3", "-o", "three/"], in: dir)
+        #expect(three.status == 0, "\(three.stderr)")
+        #expect(!CLI.files(in: dir.appendingPathComponent("three")).isEmpty)
+    }
+
     @Test(arguments: ["pick.mp4", "pick_onekey.mp4"])
     func pickLandsInTheContentAndIsTheFrameAtItsTime(_ name: String) throws {
         let dir = Fixture.scratchDirectory()

@@ -73,7 +73,14 @@ public struct Thumbnailer: Sendable {
         let best = options.pick == .best ? try bestPicks(in: url, limits: limits) : nil
         if case .picks(let picks, let pickWarnings) = best {
             let takeWarnings: [String]
-            (taken, takeWarnings) = try takePicks(picks, of: url, limits: limits) { try write($1) }
+            do {
+                (taken, takeWarnings) = try takePicks(picks, of: url, limits: limits) { try write($1) }
+            } catch let error as ClipKitError where PosterPicker.isDecodeFailure(error) {
+                let (image, fallbackWarnings) = try takeInstead(of: picks, url: url, limits: limits, failure: error)
+                try write(image)
+                warnings = pickWarnings + fallbackWarnings
+                return try finish(files: files, names: names, size: size, bytes: bytes, warnings: warnings, taken: [])
+            }
             warnings = pickWarnings + takeWarnings
             if taken.count < names.count {
                 let few = picks.count < names.count ? ": only \(picks.count) distinct frame\(picks.count == 1 ? "" : "s") to pick from" : ""
@@ -87,9 +94,35 @@ public struct Thumbnailer: Sendable {
                 warnings.append("wrote 1 of the \(names.count) posters asked for: the file's one picture is its cover art")
             }
         }
+        return try finish(files: files, names: names, size: size, bytes: bytes, warnings: warnings, taken: taken)
+    }
+
+    /// Commits the files written and describes them.
+    private func finish(files: [AtomicFile], names: [URL], size: (width: Int, height: Int), bytes: Int, warnings: [String],
+                        taken: [FrameScore]) throws -> ThumbnailResult {
         try OutputCommit(main: files).commit()
         return ThumbnailResult(url: names[0], width: size.width, height: size.height, bytes: bytes, warnings: warnings,
                                urls: files.map(\.destination), picks: taken)
+    }
+
+    /// The thumbnail without `--pick best` (the first frame that is not blank), when not one of
+    /// `picks` decodes again (`failure`, the first pick's error): timestamps out of order in a
+    /// damaged file (a cluster put a frame at 65.5 s among frames under 1 s; seeking there finds
+    /// nothing after it) pick a time no seek reaches. Said so in a warning; `failure` is thrown
+    /// when that frame does not decode either.
+    private func takeInstead(of picks: [FrameScore], url: URL, limits: Limits,
+                             failure: ClipKitError) throws -> (image: RGBAImage, warnings: [String]) {
+        var first = options
+        first.pick = .first
+        first.position = .first
+        let taken: (image: RGBAImage, warnings: [String])
+        do {
+            taken = try Thumbnailer(options: first).take(url, limits: limits)
+        } catch let error as ClipKitError where PosterPicker.isDecodeFailure(error) {
+            throw failure
+        }
+        let time = picks.first.map { String(format: "%.3fs", $0.time) } ?? "?"
+        return (taken.image, taken.warnings + ["the picked frame (at \(time)) could not be decoded again (\(failure.unnamed)); wrote the first frame instead"])
     }
 
     /// What `--pick best` chooses from: the picks, or the cover art of a file with no video
@@ -119,7 +152,11 @@ public struct Thumbnailer: Sendable {
         guard case .picks(let picks, _) = try bestPicks(in: url, limits: limits, options: single) else {
             return try take(url, limits: limits).image
         }
-        return try take(url, limits: limits, at: picks[0].time).image
+        do {
+            return try take(url, limits: limits, at: picks[0].time).image
+        } catch let error as ClipKitError where PosterPicker.isDecodeFailure(error) {
+            return try takeInstead(of: picks, url: url, limits: limits, failure: error).image
+        }
     }
 
     /// The best posters of `url` (up to `options.count`, best first) with how they scored,
@@ -150,7 +187,7 @@ public struct Thumbnailer: Sendable {
                 image = try take(url, limits: limits, at: pick.time).image
             } catch let error as ClipKitError where PosterPicker.isDecodeFailure(error) {
                 firstFailure = firstFailure ?? error
-                warnings.append(String(format: "left out the pick at %.3fs, whose frame could not be decoded again: ", pick.time) + error.description)
+                warnings.append(String(format: "left out the pick at %.3fs, whose frame could not be decoded again: ", pick.time) + error.unnamed)
                 continue
             }
             try body(pick, image)
