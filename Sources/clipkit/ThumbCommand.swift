@@ -38,7 +38,7 @@ struct ThumbCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output file (one input), or directory (several inputs, a directory input, a name ending with /, or an existing directory; created if missing). -o - writes the one PNG to standard output.")
     var output: String?
 
-    @Option(help: ArgumentHelp("Frame to take: seconds (2.5), [hh:]mm:ss[.ms], or a percentage of the duration (10%). Frame-accurate.", valueName: "time"))
+    @Option(help: ArgumentHelp("Frame to take: seconds (2.5), [hh:]mm:ss[.ms], or a percentage of the duration (10%; of the frames there are when they end before the duration the header states). Frame-accurate.", valueName: "time"))
     var at: String?
 
     @Option(help: ArgumentHelp("Bounding box WxH keeping aspect, or 0 for the original size. Default 320x320.", valueName: "WxH"))

@@ -366,6 +366,25 @@ extension Hostile {
             #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("tiny.gif").path))
         }
 
+        /// `thumb --at` a percentage of a clip shorter than its index promises (2 s, 0.8 s there):
+        /// the same share of the frames there are, with a warning ("start 1.800s is past the end
+        /// of the clip", exit 1, before); a time in seconds past them stays an error.
+        @Test func thumbAtAPercentageTakesTheShareOfTheFramesThereAre() throws {
+            let input = Self.hostile("duration_overstated.mp4")
+            let dir = Fixture.scratchDirectory()
+            for (percent, time) in [(50, 0.4), (90, 0.72), (100, 0.7)] {
+                let run = try Spawn.clipkit(["thumb", input.path, "--at", "\(percent)%", "-o", "at\(percent).png"], in: dir, killAfter: 60)
+                #expect(run.exitStatus == 0 && run.stderr.contains("the frames end at 0.800s, short of the duration the header states"), "\(run)")
+                #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+                // The frame on screen there, as --at in seconds gives it.
+                let seconds = try Spawn.clipkit(["thumb", input.path, "--at", "\(time)", "-o", "s\(percent).png"], in: dir, killAfter: 60)
+                #expect(seconds.exitStatus == 0, "\(seconds)")
+                #expect(try PNGReader.read(dir.appendingPathComponent("at\(percent).png")) == PNGReader.read(dir.appendingPathComponent("s\(percent).png")))
+            }
+            let past = try Spawn.clipkit(["thumb", input.path, "--at", "1.5", "-o", "past.png"], in: dir, killAfter: 60)
+            #expect(past.exitStatus == 1 && past.stderr.contains("is past the end of the clip"), "\(past)")
+        }
+
         /// A 700 s gap: gif splits the long delay (never wrapped or clamped) or refuses by --max-duration;
         /// explode's delays fit a GIF and sum to the duration, or `clipkit gif` rejects its manifest.
         @Test func longGapIsNotClampedOrWrapped() throws {

@@ -200,6 +200,22 @@ public struct Thumbnailer: Sendable {
     /// The frame at the position (or at `time`, a frame's exact presentation time), and the
     /// damage its source was decoded around.
     private func take(_ url: URL, limits: Limits, at time: Double? = nil) throws -> (image: RGBAImage, warnings: [String]) {
+        do {
+            return try takeFrame(url, limits: limits, at: time)
+        } catch ClipKitError.startPastEnd(let path, let start, let end) where time == nil && end > 0 && end < start {
+            // `--at` a percentage of a duration the frames fall short of (a file cut short, a
+            // header that overstates): the same percentage of the frames there are, said so.
+            guard case .fraction(let fraction) = options.position else { throw ClipKitError.startPastEnd(path: path, start: start, duration: end) }
+            // (The frame on screen there: 100% is the last one, shown until `end`.)
+            let instead = min(fraction * end, max(end - 0.001, 0))
+            let taken = try takeFrame(url, limits: limits, at: instead)
+            let note = String(format: "the frames end at %.3fs, short of the duration the header states; --at %g%% took the frame at %.3fs",
+                              end, (fraction * 100 * 1000).rounded() / 1000, instead)
+            return (taken.image, taken.warnings + [note])
+        }
+    }
+
+    private func takeFrame(_ url: URL, limits: Limits, at time: Double? = nil) throws -> (image: RGBAImage, warnings: [String]) {
         let reader = try VideoReader(url: url, limits: limits, fullProbe: false, defaultOptions: nil, coverArt: true)
         var read = FrameReadOptions(size: options.size)
         read.limits = limits
