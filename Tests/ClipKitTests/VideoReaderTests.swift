@@ -136,6 +136,23 @@ import TestSupport
         try TimingBounds.checkDelays([0, 36_000_000], in: TimingBounds.frameDelay, name: "delay_cs")
     }
 
+    /// Each tick shows the frame a full decode has on screen then, B-frames included. The
+    /// frames no tick can show are not decoded, and that was judged by each packet's own
+    /// duration, which Matroska rounds to the millisecond: a 24 fps frame lasted 41 ms where
+    /// frames are 41 and 42 ms apart, and a tick in the last millisecond got the frame before
+    /// (at 12 fps, 16 of vfr_tick.mkv's 61 ticks; on a 29.97 fps clip, the tick at 0.5 s).
+    @Test(arguments: ["vfr_tick.mkv", "vfr_nodur.mkv"], [10.0, 12.0, 7.0])
+    func ticksShowTheFrameOnScreenThen(_ name: String, _ fps: Double) throws {
+        let (all, _) = try frames(name, FrameReadOptions())
+        let (ticks, _) = try frames(name, FrameReadOptions(fps: fps))
+        #expect(ticks.count >= 30)
+        for tick in ticks {
+            let shown = try #require(all.last { $0.sourceTime <= tick.time + 1e-6 })
+            #expect(tick.sourceTime == shown.sourceTime && tick.image == shown.image,
+                    "tick at \(tick.time) s shows the frame at \(tick.sourceTime) s, not \(shown.sourceTime) s")
+        }
+    }
+
     @Test func variableFrameRateKeepsRealTiming() throws {
         let pts = [0, 0.1, 0.2, 0.5, 0.6, 1.0, 1.1, 1.2, 1.5, 1.9]
         let (frames, duration) = try frames("vfr.mkv", FrameReadOptions(fps: 10))

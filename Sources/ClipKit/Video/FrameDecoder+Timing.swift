@@ -47,13 +47,23 @@ extension FrameDecoder {
     /// B picture, shown later): once a packet comes without one, every frame is decoded, so the
     /// frames are timed as a full decode times them (it skipped pictures that were on screen and
     /// held others, 300 ms in a 10 fps GIF of a 25 fps clip).
+    ///
+    /// A frame is on screen until the next one in presentation order, which is no later than the
+    /// earliest later timestamp read so far (a B-frame's references come before it in decode
+    /// order): that bounds how long it can last, never too short. (The packet's own duration
+    /// did: rounded to the time base, Matroska's and a 1000 Hz MP4 track's milliseconds, it
+    /// gave 29.97 fps frames 33 ms where they are 33 and 34 ms apart, and the frame on screen at
+    /// 0.5 s, from 0.467 to 0.501, was skipped for the one before it.) With no later timestamp
+    /// read, the frame is decoded.
     func skipIfUnneeded(_ packet: AVPacket, codec: UnsafeMutablePointer<AVCodecContext>) {
         if packet.pts == ck_av_nopts_value() { packetsTimed = false }
         var needed = true
         if packetsTimed {
             let time = Double(packet.pts - (origin ?? 0)) * timeBase
-            let duration = packet.duration > 0 ? Double(packet.duration) * timeBase : (demuxer.info.frameRate.map { 1 / $0 } ?? 0)
-            needed = sampler.isNeeded(time: time, duration: duration)
+            if let next = laterTimestamps.earliest(after: packet.pts) {
+                needed = sampler.isNeeded(time: time, duration: Double(next - packet.pts) * timeBase)
+            }
+            laterTimestamps.note(packet.pts)
         }
         codec.pointee.skip_frame = needed ? AVDISCARD_DEFAULT : AVDISCARD_NONREF
     }
@@ -93,6 +103,7 @@ extension FrameDecoder {
         }
         avcodec_flush_buffers(codec)
         palette?.seeked()
+        laterTimestamps = RecentTimestamps()
         return true
     }
 }

@@ -83,6 +83,8 @@ final class FrameDecoder: FrameProducer {
     var lastDuration = 0.0
     /// Whether every packet read so far has had a timestamp (`skipIfUnneeded`).
     var packetsTimed = true
+    /// The timestamps of the last packets read (`skipIfUnneeded`).
+    var laterTimestamps = RecentTimestamps()
     /// The smallest interval between decoded frames: what a real frame duration is at least half of.
     var shortestDelta: Double?
     var decoded = 0
@@ -134,6 +136,7 @@ final class FrameDecoder: FrameProducer {
             decoded = 0
             stopped = false
             sampler = FrameSampler(start: options.start, end: options.end, interval: options.tickInterval)
+            laterTimestamps = RecentTimestamps()
             if skipper != nil { skipper = TickSkipper(demuxer: demuxer, origin: origin ?? 0) }
         }
         let end = clipEnd()
