@@ -103,18 +103,18 @@ public enum ClipKitError: Error, Equatable, Sendable, CustomStringConvertible, L
         }
     }
 
-    /// This error as one of `input`'s: an error naming another file (an output being written)
-    /// names `input` instead, with that file first in its reason, so every failure of an input
-    /// is one line that starts with it, whichever of its outputs met it
-    /// (`in.mp4: cannot write output: a.webp: WebP frames are at most ...`). `input` is spelled
-    /// as the error spells it when it is about the input itself: an error already naming it is
-    /// returned as it is.
     /// `description` without the leading path, for a warning that the input already prefixes.
     var unnamed: String {
         guard let path, description.hasPrefix(path + ": ") else { return description }
         return String(description.dropFirst(path.count + 2))
     }
 
+    /// This error as one of `input`'s: an error naming another file (an output being written)
+    /// names `input` instead, with that file first in its reason, so every failure of an input
+    /// is one line that starts with it, whichever of its outputs met it
+    /// (`in.mp4: cannot write output: a.webp: WebP frames are at most ...`). `input` is spelled
+    /// as the error spells it when it is about the input itself: an error already naming it is
+    /// returned as it is.
     public func naming(input: String) -> ClipKitError {
         switch self {
         case .unreadable(let path, let reason) where path != input: return .unreadable(path: input, reason: "\(path): \(reason)")

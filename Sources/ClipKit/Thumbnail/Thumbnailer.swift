@@ -202,10 +202,11 @@ public struct Thumbnailer: Sendable {
     private func take(_ url: URL, limits: Limits, at time: Double? = nil) throws -> (image: RGBAImage, warnings: [String]) {
         do {
             return try takeFrame(url, limits: limits, at: time)
-        } catch ClipKitError.startPastEnd(let path, let start, let end) where time == nil && end > 0 && end <= start {
+        } catch let error as ClipKitError {
             // `--at` a percentage of a duration the frames fall short of (a file cut short, a
             // header that overstates): the same percentage of the frames there are, said so.
-            guard case .fraction(let fraction) = options.position else { throw ClipKitError.startPastEnd(path: path, start: start, duration: end) }
+            guard case .startPastEnd(_, let start, let end) = error, time == nil, end > 0, end <= start,
+                  case .fraction(let fraction) = options.position else { throw error }
             // (The frame on screen there: 100% is the last one, shown until `end`.)
             let instead = min(fraction * end, max(end - 0.001, 0))
             let taken = try takeFrame(url, limits: limits, at: instead)
