@@ -240,6 +240,24 @@ func frame(_ fixture: String, at seconds: Double, width: Int, height: Int) throw
         #expect(keyframes.manifest.durationMs == 2000 && keyframes.manifest.tiles.allSatisfy { $0.frameMs == 0 })
     }
 
+    /// A WebM whose frames run from -1.3 s, its header saying 2.7 s (where the timestamps end):
+    /// the clip is 4 s of frames (as `info` and `gif` have it), and the cues cover all of it.
+    /// They ended at 2.7 s, tiles counted from the first frame: its last 1.3 s in no cue.
+    @Test func aClipStartingBeforeZeroIsCoveredToItsEnd() throws {
+        let url = Fixture.url("video/seek_negts.webm")
+        let length = try #require(try StreamTiming.measure(url).duration(header: VideoReader(url: url).info.duration))
+        #expect(abs(length - 4) < 0.001)
+        let board = try WrittenStoryboard("seek_negts.webm", StoryboardOptions(spacing: .interval(0.5)))
+        board.checkStructure()
+        #expect(board.manifest.durationMs == 4000 && board.track.cues.last?.endMs == 4000, "\(board.manifest.durationMs)")
+        #expect(board.manifest.tiles.count == 8 && board.manifest.tiles.last.map { $0.frameMs >= 3480 } == true,
+                "\(board.manifest.tiles.map(\.frameMs))")
+        // thumb --at 50% is at 2 s of the 4.
+        let half = try Thumbnailer(options: ThumbnailOptions(position: .fraction(0.5), size: .original)).thumbnail(of: url)
+        let at2 = try Thumbnailer(options: ThumbnailOptions(position: .seconds(2), size: .original)).thumbnail(of: url)
+        #expect(half == at2)
+    }
+
     @Test func sameInputGivesTheSameBytes() throws {
         for format in StillImageFormat.allCases {
             var digests: [[Data]] = []

@@ -69,10 +69,7 @@ public struct Storyboarder: Sendable {
                                what: "sprite sheets", path: path)
 
         let still = Self.isStill(info)
-        var duration = info.duration
-        if duration == nil && !still {
-            duration = try StreamTiming.measure(input, limits: limits).duration
-        }
+        let duration = still ? info.duration : try StreamTiming.clipDuration(of: input, info: info, limits: limits)
         // A clip longer than --max-duration is refused before anything is decoded.
         if let duration, !still { try limits.checkSourceSpan(duration, path: path) }
         let schedule = still || (duration ?? 0) <= 0

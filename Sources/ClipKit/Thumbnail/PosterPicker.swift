@@ -67,7 +67,9 @@ public struct PosterPicker: Sendable {
         try Thumbnailer.checkMemory(for: info, size: Self.analysisSize, limits: limits, path: path)
         try limits.checkFrames(options.count, path: path)
 
-        let duration = info.duration.flatMap { $0 > 0 ? $0 : nil }
+        // (A stream starting before zero: the length its timestamps give, `StreamTiming.clipDuration`.)
+        let length = info.startsBeforeZero ? try StreamTiming.clipDuration(of: url, info: info, limits: limits) : info.duration
+        let duration = length.flatMap { $0 > 0 ? $0 : nil }
         // The whole clip by default, but no more of it than --max-duration allows (a clip whose
         // header has no length may be that long too).
         var end = options.within

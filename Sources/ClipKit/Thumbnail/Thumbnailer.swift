@@ -292,7 +292,7 @@ public struct Thumbnailer: Sendable {
                 throw ClipKitError.invalidOption(name: "--at", reason: "a percentage must be between 0% and 100%")
             }
             // No length in the header (WebM without Duration, fragmented MP4): the timestamps tell it.
-            guard let duration = try info.duration ?? StreamTiming.measure(URL(fileURLWithPath: path), limits: limits).duration else {
+            guard let duration = try StreamTiming.clipDuration(of: URL(fileURLWithPath: path), info: info, limits: limits) else {
                 throw ClipKitError.invalidOption(name: "--at", reason: "\(path) has no known duration; give a time instead of a percentage")
             }
             // 100% is the last frame, not past the end.

@@ -160,6 +160,7 @@ final class Demuxer {
             colorRange: Demuxer.name(av_color_range_name(parameters.color_range), unless: parameters.color_range == AVCOL_RANGE_UNSPECIFIED))
         read.decodedBytesPer64Pixels = bytesPer64Pixels
         read.isCoverArt = isCoverArt
+        read.startsBeforeZero = stream.start_time != ck_av_nopts_value() && stream.start_time < 0
         info = read
     }
 

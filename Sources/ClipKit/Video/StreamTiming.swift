@@ -32,6 +32,16 @@ public struct StreamTiming: Sendable, Equatable {
         return header
     }
 
+    /// The clip's length for planning what to decode (tile times, `--at` percentages, the
+    /// picker's span): the header's, measured from the timestamps (`duration(header:)`, as `info`
+    /// gives it) when the header has none or the stream starts before zero. (A WebM from -1.3 s
+    /// whose header says 2.7 s, where its frames span 4 s: its storyboard ended at 2.7 s, and
+    /// the last 1.3 s of frames were in no cue.)
+    static func clipDuration(of url: URL, info: VideoInfo, limits: Limits) throws -> Double? {
+        guard info.duration == nil || info.startsBeforeZero else { return info.duration }
+        return try measure(url, limits: limits).duration(header: info.duration)
+    }
+
     /// Whether `seconds` can be how long a frame is shown: at least half the shortest interval
     /// between frames. Less is no duration (0), or the time base's tick that ffmpeg's Matroska
     /// muxer writes as default duration (8 ms at 1/120 s), not the frame's.

@@ -31,6 +31,10 @@ public struct VideoInfo: Sendable, Equatable {
     /// The picture is an audio file's cover art (its one picture, no duration), read only where
     /// asked for (`thumb`).
     public var isCoverArt = false
+    /// The stream's first timestamp is before zero (a Matroska remux with `-avoid_negative_ts
+    /// disabled`, a cut keeping the frames before it): the header's duration may then be where
+    /// the timestamps end, short of the clip's length (`clipDuration`).
+    var startsBeforeZero = false
     /// Colour description from the stream: primaries, transfer, matrix and range as FFmpeg names
     /// them ("bt2020", "smpte2084", "bt2020nc", "tv"); nil when unspecified.
     public var colorPrimaries: String?
