@@ -210,6 +210,14 @@ import TestSupport
             let thumb = try Thumbnailer(options: ThumbnailOptions(position: .seconds(target), size: .original)).thumbnail(of: url)
             #expect(all.first(where: { $0.image == thumb })?.time == shown.time, "at \(target)")
         }
+        // Its length is its frames at the nominal rate, as they are timed: 30 at 10 fps. (It was
+        // unknown: `--at 50%` was refused and a storyboard was one tile with a 1 ms cue.)
+        #expect(try StreamTiming.measure(url).duration == 3)
+        let half = try Thumbnailer(options: ThumbnailOptions(position: .fraction(0.5), size: .original)).thumbnail(of: url)
+        #expect(half == (try Thumbnailer(options: ThumbnailOptions(position: .seconds(1.5), size: .original)).thumbnail(of: url)))
+        let board = try WrittenStoryboard("raw_annexb.h264", StoryboardOptions(spacing: .interval(0.5)))
+        board.checkStructure()
+        #expect(board.track.cues.count == 6 && board.manifest.durationMs == 3000, "\(board.track.cues)")
     }
 
     /// Cover art in an audio file is not a one-frame video.

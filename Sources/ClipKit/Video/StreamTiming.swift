@@ -113,6 +113,13 @@ public struct StreamTiming: Sendable, Equatable {
                 duration = last - first + (last - before)
             }
         }
+        // A raw stream without any timestamp (Annex B H.264 or HEVC): its frames at the nominal
+        // rate, as the decoder times them (`FrameDecoder.presentationTime`). Without this a
+        // storyboard of a 3 s stream was one tile with a 1 ms cue, and `--at 50%` was refused.
+        if times.isEmpty, count > 0, presentation.missing, decode.missing, let nominal = demuxer.info.frameRate {
+            timing.duration = Double(count) / nominal
+            return timing
+        }
         timing.duration = duration
         return timing
     }
