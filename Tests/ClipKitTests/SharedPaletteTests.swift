@@ -49,6 +49,31 @@ import TestSupport
         #expect(try convert("motion.mp4", width: 48).1 == sharedBytes)
     }
 
+    /// A small GIF whose frames each fit a table (240 colours) and whose clip does not (960):
+    /// one shared palette would dither every frame (it did: 2,983-3,072 of 3,072 pixels off by
+    /// up to 53 levels, where "frames with at most 255 colours are written losslessly"). Each
+    /// frame keeps its own exact table.
+    @Test func framesThatFitTheirOwnTablesStayExact() throws {
+        let (w, h) = (64, 48)
+        let url = Fixture.scratchDirectory().appendingPathComponent("noise.gif")
+        let encoder = try GIFEncoder(url: url, width: w, height: h, globalPalette: nil, loopCount: 0)
+        var seed: UInt64 = 43
+        func next(_ n: Int) -> Int { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return Int((seed >> 33) % UInt64(n)) }
+        for k in 0..<4 {
+            // 240 distinct colours a frame, different in each: green carries the frame.
+            var table: [UInt8] = []
+            for i in 0..<240 { table += [UInt8(i), UInt8(60 * k + i % 60), UInt8(255 - i)] }
+            let indices = (0..<w * h).map { _ in UInt8(next(240)) }
+            try encoder.add(GIFFrame(width: w, height: h, delay: 10, disposal: .none, localPalette: table, indices: indices))
+        }
+        try encoder.finish()
+        #expect(SharedPalettePool.applies(width: w, height: h, options: GIFOptions()))
+        let out = Fixture.scratchDirectory().appendingPathComponent("out.gif")
+        _ = try GIFConverter(options: GIFOptions()).convert(video: url, to: out)
+        let source = try GiflibReference(url: url), written = try GiflibReference(url: out)
+        #expect(written.canvases.count == 4 && written.canvases.map(\.pixels) == source.canvases.map(\.pixels))
+    }
+
     @Test func largerPicturesKeepTheirOwnTables() throws {
         // 160 x 90: a table is about a tenth of a frame; auto writes what per-frame writes.
         #expect(!SharedPalettePool.applies(width: 160, height: 90, options: GIFOptions()))

@@ -26,6 +26,8 @@ struct SharedPalettePool {
     /// The table entries each frame held would take on its own (its distinct colours, up to
     /// `colors`, and the transparent entry).
     private var ownTables: [Int] = []
+    /// Whether every frame held fits its own table exactly (at most `colors` colours).
+    private var everyFrameFits = true
     private var histogram = ColorHistogram()
     private var bytes = 0
     let budget: Int
@@ -72,7 +74,9 @@ struct SharedPalettePool {
         guard frames.isEmpty || (bytes + size <= budget && frames.count < maxFrames) else { return false }
         histogram.add(frame.image)
         frames.append(frame)
-        ownTables.append(GIFEncoder.tableSize(colors: Self.distinctColors(frame.image, upTo: colors) + 1))
+        let own = Self.distinctColors(frame.image, upTo: colors + 1)
+        if own > colors { everyFrameFits = false }
+        ownTables.append(GIFEncoder.tableSize(colors: min(own, colors) + 1))
         bytes += size
         return true
     }
@@ -97,10 +101,13 @@ struct SharedPalettePool {
     /// be larger than the frames' own tables mostly are: frames of a few colours each (flat
     /// pictures, 2-4 entries a table) draw with small tables and short codes, which a table of
     /// all the clip's colours would lengthen on every pixel (a 64 x 48 clip of two colours a frame
-    /// and 36 in all grew 15% shared).
+    /// and 36 in all grew 15% shared). No palette either when every frame fits its own table
+    /// exactly and the clip's colours do not fit one: sharing would make lossless frames lossy
+    /// (a 64 x 48 GIF of 233-242 colours a frame, 941 in all, was re-encoded dithered).
     mutating func release(options: GIFOptions) -> (palette: Palette?, frames: [VideoFrame]) {
-        defer { frames = []; ownTables = []; bytes = 0; histogram = ColorHistogram() }
+        defer { frames = []; ownTables = []; bytes = 0; histogram = ColorHistogram(); everyFrameFits = true }
         guard !frames.isEmpty else { return (nil, []) }
+        if everyFrameFits, (histogram.distinctCount ?? .max) > colors { return (nil, frames) }
         let palette = Quantizer(maxColors: options.colorsBesideTransparent, errorTarget: Double(options.paletteError))
             .palette(for: histogram)
         let typical = ownTables.sorted()[ownTables.count / 2]
