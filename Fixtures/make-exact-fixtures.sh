@@ -96,13 +96,15 @@ say anim_apng.png "an animated PNG: four frames, 100-400 ms"
 
 # anim_apng_50ms.png, anim_apng_15ms.png: the counter colours 0-5 as six 48x32 frames of 50 ms
 # (kept, each its own 5 cs) and of 15 ms (under the 2 cs a GIF delay can be: sampled at 10 fps).
+# The 50 ms one loops forever; the 15 ms one plays 3 times (acTL num_plays 3: its GIF's count is 2).
 for ms in 50 15; do
 python3 - "$out/anim_apng_${ms}ms.png" "$ms" <<'PY'
 import sys
 from PIL import Image
 colour = lambda n: (8 + 16 * (n % 16), 8 + 16 * ((n // 16) % 16), 200)
 frames = [Image.new("RGB", (48, 32), colour(n)) for n in range(6)]
-frames[0].save(sys.argv[1], save_all=True, append_images=frames[1:], duration=int(sys.argv[2]), loop=0)
+frames[0].save(sys.argv[1], save_all=True, append_images=frames[1:], duration=int(sys.argv[2]),
+               loop=0 if sys.argv[2] == "50" else 3)
 PY
 say "anim_apng_${ms}ms.png" "an animated PNG: six frames of $ms ms"
 done

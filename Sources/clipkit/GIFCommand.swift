@@ -11,7 +11,8 @@ struct GIFCommand: ParsableCommand {
         Frame i shows the source frame on screen at start + i/fps (chosen by timestamp), and \
         delays are rounded cumulatively to centiseconds, so the GIF lasts as long as the clip.
 
-        Looping: by default the GIF loops forever (NETSCAPE2.0 count 0). --loop N writes the \
+        Looping: by default the GIF loops forever (NETSCAPE2.0 count 0), and a GIF or animated \
+        PNG input keeps its own loop count (as gifsicle keeps a GIF's). --loop N writes the \
         count N, which browsers play N+1 times in all; --no-loop writes no loop extension, so \
         the GIF plays once (as ffmpeg's -loop -1 and gifsicle's --no-loopcount).
 
@@ -247,9 +248,11 @@ struct GIFCommand: ParsableCommand {
         case .videos:
             let posterURL = poster.map { URL(fileURLWithPath: $0) }
             // WebP and MP4 outputs record the same fingerprint as the GIF beside them: it holds their settings too.
-            let shaping = options.fingerprintOptions
-                + (outputs.formats == ["gif"] ? "" : " formats=\(outputs.formats.joined(separator: ",")) " + options.animation.fingerprintOptions)
-            var runner = InputRunner(batch: batch, outputExtension: outputs.formats[0], fingerprintOptions: shaping)
+            let formats = outputs.formats == ["gif"] ? "" : " formats=\(outputs.formats.joined(separator: ",")) " + options.animation.fingerprintOptions
+            var runner = InputRunner(batch: batch, outputExtension: outputs.formats[0], fingerprintOptions: options.fingerprintOptions + formats)
+            // A GIF or animated PNG keeps its own loop count unless --loop or --no-loop is given.
+            let keepsLoop = loop == nil && !noLoop
+            if keepsLoop { runner.fingerprintOptionsOf = { options.withLoopCount(of: $0).fingerprintOptions + formats } }
             runner.limits = options.limits
             runner.companions = Array(outputs.files.dropFirst()) + (posterURL.map { [$0] } ?? [])
             let files = outputs.files, siblingExtensions = Array(outputs.formats.dropFirst())
@@ -260,7 +263,7 @@ struct GIFCommand: ParsableCommand {
                 for companion in Array(written.dropFirst()) + (posterURL.map { [$0] } ?? []) {
                     try OutputPlan.checkNotInput(companion, inputs: [input.url, destination])
                 }
-                var options = options
+                var options = keepsLoop ? options.withLoopCount(of: input.url) : options
                 options.fingerprint = fingerprint
                 let converter = GIFConverter(options: options, progress: reporter.callback(for: input.url.lastPathComponent))
                 let result = try converter.convert(video: input.url, outputs: written, poster: posterURL)

@@ -13,6 +13,9 @@ struct InputRunner {
     /// The options that shape the outputs (`fingerprintOptions` of the command's options): with
     /// the input's bytes they make the fingerprint an up-to-date output records.
     let fingerprintOptions: String
+    /// The shaping options of one input, where they depend on it (`gif` of a GIF keeps its loop
+    /// count): replaces `fingerprintOptions` for that input.
+    var fingerprintOptionsOf: (@Sendable (URL) -> String)?
     /// Limits of one input: the up-to-date check's hashing stays within its deadline.
     var limits = Limits()
     /// Files written beside each output (`gif --poster`): up to date only when they are too.
@@ -112,7 +115,8 @@ struct InputRunner {
         }
         let resolvedInputs = Set(inputs.map { OutputPlan.resolved($0.url) })
         let outputDirectory = directoryOfOne
-        let fingerprintOptions = self.fingerprintOptions, force = batch.force, json = batch.json
+        let fingerprintOptions = self.fingerprintOptions, fingerprintOptionsOf = self.fingerprintOptionsOf
+        let force = batch.force, json = batch.json
         let limits = self.limits, companions = self.companions, outputsOf = self.outputsOf, shard = batch.shard.map(\.description)
         let destinationOf = Dictionary(zip(inputs.map(\.url), destinations), uniquingKeysWith: { first, _ in first })
         let stdoutClosed = Locked<String?>(nil)
@@ -123,12 +127,13 @@ struct InputRunner {
             let written = outputsOf(destination)
             for output in written { try OutputPlan.checkNotInput(output, resolvedInputs: resolvedInputs) }
             let outputs = written + companions
-            var fingerprint = FingerprintSource.hashingInput(options: fingerprintOptions)
+            let shaping = fingerprintOptionsOf?(input.url) ?? fingerprintOptions
+            var fingerprint = FingerprintSource.hashingInput(options: shaping)
             // Up to date: every output records the fingerprint of these input bytes and options.
             // Only then is the input hashed up front (the hash is reused if it is not).
             if !force, outputs.allSatisfy({ FileSystemPath.exists($0.path) }) {
                 let expected = Fingerprint(contentHash: try ContentHash.ofFile(input.url, deadline: limits.started().deadline),
-                                           options: fingerprintOptions)
+                                           options: shaping)
                 if outputs.allSatisfy({ Fingerprint.recorded(in: $0) == expected }) {
                     return Report(input: input.url.path, outputs: outputs.map(\.path), status: .skipped, reason: "up to date")
                 }

@@ -223,7 +223,7 @@ import TestSupport
         let manifest = try Exploder().explode(input, into: target).manifest
         #expect(manifest.frames.count == 120)
         #expect(manifest.canvas == .init(width: 160, height: 120))
-        #expect(manifest.loopCount == nil)
+        #expect(manifest.loopCount == 0, "loops forever, as its GIF")
         #expect(manifest.durationMs == 4000)
         // 30 fps in centiseconds, rounded cumulatively (0, 3.33, 6.67, 10 -> 0, 3, 7, 10): 3, 4, 3, ...
         #expect(Array(manifest.frames.prefix(6).map(\.delayCs)) == [3, 4, 3, 3, 4, 3])

@@ -97,8 +97,10 @@ import TestSupport
         let recording = try #require(output.recording)
         let succession = DecodeSuccession()
         output.succession = succession
-        // The first successor stops after 4 frames; the second takes over from there.
-        let (first, second) = (BoundedQueue<StreamMessage<VideoFrame>>(capacity: 10_000), BoundedQueue<StreamMessage<VideoFrame>>(capacity: 10_000))
+        // The first successor stops after 4 frames; the second takes over from there. The first's
+        // queue holds 4, so the decode waits on it and cannot end before the second asks (under
+        // load it could: the second then found the decode over, and this test failed).
+        let (first, second) = (BoundedQueue<StreamMessage<VideoFrame>>(capacity: 4), BoundedQueue<StreamMessage<VideoFrame>>(capacity: 10_000))
         let firstFrames = LockedBox<[StreamMessage<VideoFrame>]>([])
         let taken = LockedBox<[Bool]>([])
         let passes = StageThread(name: "test.passes") {
@@ -108,9 +110,14 @@ import TestSupport
             guard took else { return }
             var received: [StreamMessage<VideoFrame>] = []
             while received.count < 4, let message = try? first.pop() { received.append(message) }
-            first.cancel()
             firstFrames.store(received)
-            taken.withLock { $0.append(succession.attach(.init(queue: second, size: .exact(width: 33, height: 65)))) }
+            // The second asks while the decode still feeds the first; the first stops once it waits.
+            let asking = StageThread(name: "test.second") {
+                taken.withLock { $0.append(succession.attach(.init(queue: second, size: .exact(width: 33, height: 65)))) }
+            }
+            while !succession.isWaiting { usleep(1000) }
+            first.cancel()
+            asking.join()
         }
         while !succession.isWaiting { usleep(1000) }
         try VideoReader(url: url).makeProducer(options: read).run(into: &output)

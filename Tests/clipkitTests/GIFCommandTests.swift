@@ -23,6 +23,46 @@ import TestSupport
         #expect(try loopCount(dir.appendingPathComponent("twice.gif")) == 2)
     }
 
+    /// A GIF or animated PNG input keeps its own loop count, as gifsicle keeps a GIF's (every
+    /// re-encode looped forever, so a GIF made to play once or five times no longer did);
+    /// `--loop`/`--no-loop` still decide, and an output is up to date only for the count it has.
+    @Test func anAnimatedInputKeepsItsLoopCount() throws {
+        let dir = Fixture.scratchDirectory()
+        for (input, expected) in [("gif/loop_five.gif", 5), ("gif/loop_absent.gif", nil), ("gif/loop_zero.gif", 0),
+                                  ("gif/loop_animexts.gif", try loopCount(Fixture.url("gif/loop_animexts.gif"))),
+                                  ("video/anim_apng_15ms.png", 2), ("video/anim_apng_50ms.png", 0), ("video/counter.mp4", 0)] as [(String, Int?)] {
+            let result = try CLI.run(["gif", Fixture.url(input).path, "-q", "-o", "kept.gif", "--force"], in: dir)
+            #expect(result.status == 0, "\(input): \(result.stderr)")
+            #expect(try loopCount(dir.appendingPathComponent("kept.gif")) == expected, "\(input)")
+            // The WebP of the same run plays as often (WebP counts plays: N repeats are N + 1).
+            if input == "gif/loop_five.gif" || input == "gif/loop_absent.gif" {
+                _ = try CLI.run(["gif", Fixture.url(input).path, "-q", "-o", "kept.webp", "--force"], in: dir)
+                #expect(try FormatTests.webp(dir.appendingPathComponent("kept.webp")).loop == expected.map { $0 == 0 ? 0 : $0 + 1 } ?? 1)
+            }
+        }
+        #expect(try loopCount(Fixture.url("gif/loop_animexts.gif")) != nil)
+
+        let five = Fixture.url("gif/loop_five.gif").path
+        #expect(try CLI.run(["gif", five, "-q", "-o", "five.gif"], in: dir).status == 0)
+        // Up to date for the source's count; `--loop 0` is another output, made again.
+        #expect(try CLI.run(["gif", five, "-o", "five.gif"], in: dir).stderr.contains("up to date"))
+        let forever = try CLI.run(["gif", five, "-o", "five.gif", "--loop", "0"], in: dir)
+        #expect(!forever.stderr.contains("up to date"))
+        #expect(try loopCount(dir.appendingPathComponent("five.gif")) == 0)
+        #expect(!(try CLI.run(["gif", five, "-o", "five.gif"], in: dir).stderr.contains("up to date")))
+        #expect(try loopCount(dir.appendingPathComponent("five.gif")) == 5)
+        _ = try CLI.run(["gif", five, "-q", "-o", "once.gif", "--no-loop"], in: dir)
+        #expect(try loopCount(dir.appendingPathComponent("once.gif")) == nil)
+
+        // A video's frames.json loops forever, as its GIF does (it had none: the rebuilt GIF played once).
+        #expect(try CLI.run(["explode", Fixture.url("video/counter.mp4").path, "--fps", "2", "-o", "v.frames"], in: dir).status == 0)
+        #expect(try FramesManifest.read(from: dir.appendingPathComponent("v.frames/frames.json")).loopCount == 0)
+        #expect(try CLI.run(["gif", "v.frames/frames.json", "-q", "-o", "v.gif"], in: dir).status == 0)
+        #expect(try loopCount(dir.appendingPathComponent("v.gif")) == 0)
+        #expect(try CLI.run(["explode", Fixture.url("video/anim_apng_15ms.png").path, "-o", "p.frames"], in: dir).status == 0)
+        #expect(try FramesManifest.read(from: dir.appendingPathComponent("p.frames/frames.json")).loopCount == 2)
+    }
+
     func loopCount(_ url: URL) throws -> Int? {
         let decoder = try GIFDecoder(url: url)
         _ = try decoder.remainingDelays()

@@ -156,8 +156,10 @@ public struct Exploder: Sendable {
                                  width: entry.width, height: entry.height)
         }
         let first = written.first ?? (0, reader.info.codedWidth, reader.info.codedHeight)
+        // An animated PNG's own loop; a video's frames loop forever, as its GIF does.
+        let loopCount = GIFOptions.sourceLoop(of: input, limits: job.limits).map(\.count) ?? 0
         var manifest = FramesManifest(source: input.lastPathComponent, canvas: .init(width: first.width, height: first.height),
-                                      loopCount: nil, frames: entries)
+                                      loopCount: loopCount, frames: entries)
         manifest.fingerprint = try job.fingerprint()?.text
         try manifest.write(to: staging.url.appendingPathComponent(Self.manifestName), budget: budget)
         try OutputCommit(main: [staging]).commit()

@@ -80,7 +80,9 @@ public struct FramesManifest: Codable, Equatable, Sendable {
     /// JSON then holds its readable form and `source_bytes`, the bytes in base64).
     public var source: String
     public var canvas: Canvas
-    /// The GIF's loop count as stored (0 = forever); nil when it had none, and for videos.
+    /// The loop count a GIF rebuilt from the frames takes, as a NETSCAPE2.0 count (0 = forever;
+    /// nil: no loop extension, plays once): a GIF's as stored, an animated PNG's plays less one
+    /// (`GIFOptions.withLoopCount(of:)`), 0 for a video (as its GIF loops).
     public var loopCount: Int?
     /// The sum of the listed frames' delays.
     public var durationMs: Int

@@ -15,8 +15,9 @@ public struct Fingerprint: Sendable, Hashable, CustomStringConvertible {
     /// EXIF orientation. 3: GIF inputs whose tables repeat or whose frames show at most 255
     /// colours get one palette, and an undrawn transparent index is not transparency; animated
     /// PNGs of frames of 2 cs or more keep their own timing. 4: frames with transparency are
-    /// drawn over the last where no pixel turns transparent (`TransparentChain`).
-    public static let formatVersion = 4
+    /// drawn over the last where no pixel turns transparent (`TransparentChain`). 5: a video's
+    /// `frames.json` gives loop count 0 (it was null, so a GIF rebuilt from it played once).
+    public static let formatVersion = 5
     /// The PNG `tEXt` keyword and the GIF comment's prefix.
     static let keyword = "clipkit-fingerprint"
 

@@ -58,6 +58,22 @@ public enum PNGReader {
         } ?? false
     }
 
+    /// How many times an animated PNG plays, from its `acTL` chunk (0 = forever); nil when `url`
+    /// is not an animated PNG (`isAnimated`). Reads chunk headers and the animation control only.
+    public static func plays(_ url: URL) -> Int? {
+        walkChunks(url, limit: chunksScanned) { type, length, handle -> ChunkStep<Int?> in
+            switch type {
+            case "acTL":
+                guard length == 8, let control = try? handle.read(upToCount: 8), control.count == 8 else { return .stop(nil) }
+                return .stop([UInt8](control)[4..<8].reduce(0) { $0 << 8 | Int($1) })
+            case "IDAT":
+                return .stop(nil)
+            default:
+                return .next
+            }
+        } ?? nil
+    }
+
     /// How long each frame of an animated PNG is shown, in seconds, from its `fcTL` chunks (a
     /// denominator of 0 means 100, as the APNG specification says); nil when the file is not a
     /// regular PNG file, has no frame, or holds more than `framesListed` frames or
