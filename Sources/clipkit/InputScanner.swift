@@ -108,6 +108,34 @@ struct InputScanner {
         }
     }
 
+    /// `files` (of one directory) less those clipkit made from a source beside them: a file
+    /// that records a clipkit fingerprint (`ClipKitOutput.isFile`) and is named as another
+    /// file there that records none, but for its extension and a `-N` (`thumb --count`):
+    /// `clip.gif`, `clip.png`, `clip.webp`, `clip-2.png` beside `clip.mp4`. They are outputs of
+    /// that source, written into the directory searched (`clipkit thumb .`, `-o` the input
+    /// directory); as inputs they would write what the source writes (`clip.png` again).
+    static func withoutOutputsOfSources(_ files: [BatchInput]) -> [BatchInput] {
+        let stems = files.map { FileSystemPath.bytes($0.url.deletingPathExtension().lastPathComponent) }
+        var named: [[UInt8]: [Int]] = [:]
+        for (index, stem) in stems.enumerated() { named[stem, default: []].append(index) }
+        var marked: [Int: Bool] = [:]
+        func isOutput(_ index: Int) -> Bool {
+            if let known = marked[index] { return known }
+            let known = ClipKitOutput.isFile(files[index].url)
+            marked[index] = known
+            return known
+        }
+        return files.indices.filter { index in
+            var sources = named[stems[index], default: []].filter { $0 != index }
+            // `NAME-N` of `thumb --count`: NAME's.
+            if let dash = stems[index].lastIndex(of: UInt8(ascii: "-")), dash > 0, dash + 1 < stems[index].count,
+               stems[index][(dash + 1)...].allSatisfy({ (0x30...0x39).contains($0) }) {
+                sources += named[Array(stems[index][..<dash]), default: []]
+            }
+            return sources.isEmpty || !isOutput(index) || sources.allSatisfy(isOutput)
+        }.map { files[$0] }
+    }
+
     /// Deeper trees than this are not searched (a loop through links, were they followed).
     static let maxDepth = 64
 
@@ -125,7 +153,8 @@ struct InputScanner {
             switch target.st_mode & S_IFMT {
             case S_IFDIR:
                 if excluded.contains(FileSystemPath.bytes(url.standardizedFileURL.path)) { continue }
-                if !isLink || followLinks { directories.append(name) }
+                // An earlier run's frames, storyboard or report is not searched for inputs.
+                if (!isLink || followLinks) && recursive && !ClipKitOutput.isDirectory(url) { directories.append(name) }
             case S_IFREG:
                 if isLink && !followLinks {
                     let real = FileSystemPath.resolvingLinks(url.path)
@@ -141,6 +170,7 @@ struct InputScanner {
                 continue  // FIFOs, devices, sockets: never opened
             }
         }
+        files = Self.withoutOutputsOfSources(files)
         if recursive {
             for name in directories {
                 let sub = relative.isEmpty ? name : relative + "/" + name

@@ -234,6 +234,39 @@ extension Hostile {
             #expect(written.sorted() == ["a.png", "s.png"], "previews: \(written)")
         }
 
+        /// Outputs written into the directory searched (`clipkit thumb .`, `-o` the input
+        /// directory): a rerun leaves them out. Before, `thumb .` twice took `a.png` for an input
+        /// writing `a.png` too (exit 2 on every rerun), and `storyboard . -r` made storyboards of
+        /// the last run's sheets, one level deeper each time. A source's own PNG or GIF (one
+        /// that clipkit did not write) is still an input.
+        @Test func outputsBesideTheirSourcesAreNotInputsNextTime() throws {
+            let dir = Fixture.scratchDirectory()
+            try FileManager.default.copyItem(at: Self.clip, to: dir.appendingPathComponent("a.mp4"))
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent("sub"), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: Fixture.url("video/vfr.mkv"), to: dir.appendingPathComponent("sub/b.mkv"))
+            let runs = [["thumb", ".", "-r"], ["thumb", ".", "-r", "--pick", "best", "--count", "2"], ["gif", ".", "-r", "-o", "."],
+                        ["gif", ".", "-r", "-o", ".", "--format", "webp"], ["storyboard", ".", "-r"], ["explode", ".", "-r", "--fps", "1"]]
+            var after: [String] = []
+            for pass in 1...2 {
+                for arguments in runs {
+                    let run = try Spawn.clipkit(arguments + ["-q"], in: dir)
+                    Self.expectQuick(run, "pass \(pass) \(arguments)")
+                    #expect(run.exitStatus == 0, "pass \(pass) \(arguments): \(run)")
+                }
+                let tree = Tree.outputs(dir).sorted()
+                if pass == 1 { after = tree } else { #expect(tree == after, "the second pass wrote nothing new") }
+            }
+            #expect(after.contains("sub/b.storyboard/sheet_0.jpg") && after.contains("a-1.png") && after.contains("sub/b.webp"))
+            // Nothing made from an output: only the two sources' frames and storyboards.
+            #expect(Set(after.filter { $0.hasSuffix(".frames") || $0.hasSuffix(".storyboard") })
+                    == ["a.frames", "a.storyboard", "sub/b.frames", "sub/b.storyboard"], "\(after)")
+            // A picture beside a video, not written by clipkit, is an input (and its name a clash).
+            try FileManager.default.copyItem(at: Fixture.url("video/still.png"), to: dir.appendingPathComponent("c.png"))
+            try FileManager.default.copyItem(at: Self.clip, to: dir.appendingPathComponent("c.mp4"))
+            let clash = try Spawn.clipkit(["thumb", "."], in: dir)
+            #expect(clash.exitStatus == 2 && clash.stderr.contains("c.png"), "\(clash)")
+        }
+
         /// A manifest frame that is a link out of the directory, or a FIFO: refused, without
         /// blocking and without the target's content in the message.
         @Test(arguments: ["link", "fifo"])
