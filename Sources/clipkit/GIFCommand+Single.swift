@@ -16,6 +16,11 @@ extension GIFCommand {
             let runner = InputRunner(batch: batch, outputExtension: "gif", fingerprintOptions: "")
             let destination = runner.destination(for: BatchInput(url: named), output: output.first, directoryMode: false)
             try OutputPlan.checkNotInput(destination, inputs: inputs)
+            do {
+                try OutputPlan.checkReplaceable(destination, force: batch.force)
+            } catch let error as ClipKitError {
+                throw error.naming(input: inputs[0].path)
+            }
             let started = Date()
             let result: GIFResult
             do {
@@ -39,5 +44,15 @@ extension GIFCommand {
                 }
             }
         }
+    }
+}
+
+extension GIFOptions {
+    /// These options recording a fingerprint (of the first file's bytes), which marks the GIF
+    /// assembled from several files as clipkit's: a rerun may replace it (`OutputPlan.checkReplaceable`).
+    var recordingFingerprint: GIFOptions {
+        var options = self
+        options.fingerprint = .hashingInput(options: fingerprintOptions)
+        return options
     }
 }

@@ -293,14 +293,14 @@ struct GIFCommand: ParsableCommand {
             let delays = delay.map { Array(repeating: $0, count: images.count) }
                 ?? Delays.centiseconds(times: images.indices.map { Double($0) / fps }, duration: Double(images.count) / fps)
             try runSingle(named: images[0], inputs: images) { destination in
-                try GIFConverter(options: options).convert(images: images, delays: delays, to: destination)
+                try GIFConverter(options: options.recordingFingerprint).convert(images: images, delays: delays, to: destination)
             }
         case .manifest(let manifest):
             // DIR/frames.json becomes DIR.gif (anim.frames/ -> anim.frames.gif), never the original's name.
             let name = manifest.deletingLastPathComponent().appendingPathExtension("json")
             let keepLoop = loop == nil && !noLoop
             try runSingle(named: name, inputs: [manifest]) { destination in
-                try GIFConverter(options: options).convert(manifest: manifest, to: destination, keepLoopCount: keepLoop)
+                try GIFConverter(options: options.recordingFingerprint).convert(manifest: manifest, to: destination, keepLoopCount: keepLoop)
             }
         }
     }

@@ -127,6 +127,7 @@ struct InputRunner {
             let written = outputsOf(destination)
             for output in written { try OutputPlan.checkNotInput(output, resolvedInputs: resolvedInputs) }
             let outputs = written + companions
+            for output in outputs { try OutputPlan.checkReplaceable(output, force: force) }
             let shaping = fingerprintOptionsOf?(input.url) ?? fingerprintOptions
             var fingerprint = FingerprintSource.hashingInput(options: shaping)
             // Up to date: every output records the fingerprint of these input bytes and options.

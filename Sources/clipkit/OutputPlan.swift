@@ -43,6 +43,17 @@ enum OutputPlan {
         }
     }
 
+    /// Refuses to replace `destination` when it is a regular file that records no clipkit
+    /// fingerprint (`ClipKitOutput.isFile`), unless `force`: clipkit replaces only what it
+    /// provably wrote. (A `b.gif` of the user's own beside `b.mp4` was replaced by `clipkit gif
+    /// b.mp4`; ffmpeg, without `-y`, refuses too.) Devices and missing files pass.
+    static func checkReplaceable(_ destination: URL, force: Bool) throws {
+        var info = stat()
+        guard !force, stat(FileSystemPath.cString(destination.path), &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+              !ClipKitOutput.isFile(destination) else { return }
+        throw ClipKitError.outputFailed(path: destination.path, reason: "exists and was not written by clipkit; --force replaces it")
+    }
+
     /// The bytes of the path with `.`, `..` and links resolved: compared as bytes, since Swift
     /// strings that differ only in Unicode normalisation (é and e + U+0301) compare equal.
     static func resolved(_ url: URL) -> [UInt8] {

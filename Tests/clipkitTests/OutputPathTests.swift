@@ -30,6 +30,32 @@ import Glibc
         }
     }
 
+    /// An output file clipkit did not write (no fingerprint in it) is not replaced without
+    /// `--force`: that input fails in one line naming it and the file keeps its bytes; what
+    /// clipkit wrote, assembled GIFs included, a rerun replaces. (`clipkit gif b.mp4` replaced
+    /// a `b.gif` of the user's own.)
+    @Test func aFileClipkitDidNotWriteIsReplacedOnlyWithForce() throws {
+        let dir = Fixture.scratchDirectory()
+        let mine = Data("my own bytes\n".utf8)
+        let frames = [Fixture.url("video/still.png").path, Fixture.url("video/still.png").path]
+        for (arguments, output) in [(["gif", Self.clip.path], "counter.gif"), (["thumb", Self.clip.path], "counter.png"),
+                                    (["gif", Self.clip.path, "-o", "a.gif", "--poster", "p.png"], "p.png"),
+                                    (["gif", Self.clip.path, "-o", "a.webp"], "a.webp"), (["gif"] + frames + ["-o", "f.gif"], "f.gif")] {
+            let target = dir.appendingPathComponent(output)
+            try mine.write(to: target)
+            let refused = try CLI.run(arguments + ["-q"], in: dir)
+            #expect(refused.status == 1 && refused.stderrLines.count == 1, "\(arguments): \(refused.stderr)")
+            #expect(refused.stderr.contains("\(target.path): exists and was not written by clipkit; --force replaces it"), "\(refused.stderr)")
+            #expect(try Data(contentsOf: target) == mine)
+            let forced = try CLI.run(arguments + ["-q", "--force"], in: dir)
+            #expect(forced.status == 0, "\(arguments): \(forced.stderr)")
+            #expect(try Data(contentsOf: target) != mine)
+            // Now clipkit's own: a rerun replaces it (or finds it up to date).
+            let again = try CLI.run(arguments + ["-q", "--width", "32"], in: dir)
+            #expect(again.status == 0, "\(arguments): \(again.stderr)")
+        }
+    }
+
     /// A character device is written into, never replaced: /dev/null takes the output (exit 0),
     /// /dev/full refuses it (exit 1, one line). Reached through links, so the test needs no mknod;
     /// before, the link was replaced by a file and /dev/full reported success.

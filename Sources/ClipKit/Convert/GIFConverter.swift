@@ -71,7 +71,9 @@ public struct GIFConverter: Sendable {
         options.changeThreshold = 0
         options.givenSettings.insert(.changeThreshold)
         options.mergeIdenticalFrames = false
-        return try OutputJob.run(images[0], limits: options.limits, fingerprint: nil, checkInput: false) { job in
+        // A fingerprint records that clipkit wrote the GIF (of the first image's bytes: a later
+        // run redoes such a GIF rather than skipping it, as it does not hash every frame).
+        return try OutputJob.run(images[0], limits: options.limits, fingerprint: options.fingerprint, checkInput: false) { job in
             try job.limits.checkFrames(images.count, path: images[0].path)
             let source = try ImageSequenceSource(images: images, delays: delays, limits: job.limits)
             let result = try ConversionRun(source: .images(source, first: images[0]), options: options, job: job,
