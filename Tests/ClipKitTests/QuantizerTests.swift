@@ -78,6 +78,28 @@ import Testing
         #expect(rgbSet(palette).count == palette.count, "no duplicate entries")
     }
 
+    /// Gradients whose colours fall into few 5-bit bins get a palette of their own colours, not
+    /// one colour a bin: a 256-level grey ramp into 255 colours was 32 greys 8 levels apart
+    /// (mean error 2, in bands), a diagonal gradient of 709 colours 88 of them.
+    @Test func gradientsInFewBinsUseTheWholePalette() {
+        let ramp = image(256, 4) { x, _ in (x, x, x) }
+        let greys = Quantizer(maxColors: 255).palette(for: ramp)
+        #expect(greys.count == 255)
+        let rampError = meanAbsoluteDifference(ramp, remap(ramp, greys))
+        #expect(rampError < 0.05, "mean per-channel error \(rampError) on the grey ramp")
+        // From (16, 32, 80) to (255, 208, 160) across 480x270: 736 colours in 106 bins.
+        let diagonal = image(480, 270) { x, y in
+            let t = Double(x + y) / Double(479 + 269)
+            return (16 + Int(t * 239), 32 + Int(t * 176), 80 + Int(t * 80))
+        }
+        let palette = Quantizer(maxColors: 255).palette(for: diagonal)
+        #expect(palette.count >= 250, "\(palette.count) colours")
+        let error = meanAbsoluteDifference(diagonal, remap(diagonal, palette))
+        #expect(error < 0.5, "mean per-channel error \(error) on the diagonal gradient")
+        // Past the counted limit the bins serve as before (natural pictures fill them anyway).
+        #expect(ColorHistogram.countedColors(of: diagonal, mask: nil, limit: 100) == nil)
+    }
+
     @Test func smoothGradientErrorIsSmall() {
         // A 256x256 gradient (red across, green down, blue the mix): 65536 colours into 64.
         // A regular 4x4x4 grid (levels 32, 96, 160, 224) would give a mean error of 16 per channel;

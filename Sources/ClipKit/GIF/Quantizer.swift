@@ -4,10 +4,16 @@
 ///
 /// Colours are counted in a histogram of 5 bits per channel that keeps exact channel sums, so a
 /// bin's mean colour is precise. When the distinct colours fit in the palette they are used as
-/// they are (lossless); otherwise median cut splits the box with the largest perceptual error
+/// they are (lossless). Median cut splits the box with the largest perceptual error
 /// along its widest axis, and a few k-means passes move each colour to the mean of the pixels
 /// nearest to it. With an `errorTarget`, the splitting stops early once the palette is that
-/// close to the pixels: colours the picture does not need are not spent.
+/// close to the pixels: colours the picture does not need are not spent. When median cut runs
+/// out of bins, each box one bin and the palette short of `maxColors` (a smooth gradient: a
+/// sky, a vignette, a grey ramp), it starts again on the colours counted one by one, while
+/// there are at most `countedLimit` (`ColorHistogram.countedColors`): a bin of 8 levels a
+/// channel gives one palette colour at most, so a 256-level grey ramp got 32 greys and a
+/// diagonal gradient of 709 colours 88, in visible bands. Natural video fills the palette
+/// from its bins and is not counted again.
 struct Quantizer: Sendable {
     var maxColors: Int
     var refinementPasses: Int
@@ -29,16 +35,26 @@ struct Quantizer: Sendable {
     func palette(for image: RGBAImage, mask: [Bool]? = nil) -> Palette {
         var histogram = ColorHistogram()
         histogram.add(image, mask: mask)
-        return palette(for: histogram)
+        return palette(for: histogram) { ColorHistogram.countedColors(of: image, mask: mask, limit: Self.countedLimit) }
     }
 
-    func palette(for histogram: ColorHistogram) -> Palette {
+    /// Distinct colours counted one by one, at most: a gradient across a frame has a few
+    /// hundred to a few thousand.
+    static let countedLimit = 4096
+
+    /// A palette for the colours `histogram` counted; `counted` gives them one by one (nil when
+    /// there are too many), asked for only when median cut runs out of bins.
+    func palette(for histogram: ColorHistogram, counted: () -> [ColorHistogram.Bin]? = { nil }) -> Palette {
         if let exact = histogram.exactColors, exact.count <= maxColors * 3 {
             return Palette(rgb: exact)
         }
         var bins = histogram.occupiedBins()
         if bins.isEmpty { return Palette(rgb: [0, 0, 0]) }
-        var centers = medianCut(&bins)
+        var (centers, binLimited) = medianCut(&bins)
+        if binLimited, let colors = counted() {
+            bins = colors
+            centers = medianCut(&bins).centers
+        }
         for _ in 0..<refinementPasses { centers = refine(centers, bins: bins) }
         // Sorted by luma so equal inputs give equal tables whatever the split order.
         centers.sort { ($0.0 * 3 + $0.1 * 6 + $0.2) < ($1.0 * 3 + $1.1 * 6 + $1.2) }
@@ -53,7 +69,9 @@ struct Quantizer: Sendable {
 
     private typealias Center = (Double, Double, Double)
 
-    private func medianCut(_ bins: inout [ColorHistogram.Bin]) -> [Center] {
+    /// The boxes' mean colours, and whether the palette was left short because every box is a
+    /// single bin (`binLimited`: fewer boxes than `maxColors`, none that could be split).
+    private func medianCut(_ bins: inout [ColorHistogram.Bin]) -> (centers: [Center], binLimited: Bool) {
         struct Box { var range: Range<Int>; var error: Double; var axis: Int }
         func measure(_ range: Range<Int>) -> Box {
             var n = 0.0, s = (0.0, 0.0, 0.0), q = (0.0, 0.0, 0.0)
@@ -93,7 +111,7 @@ struct Quantizer: Sendable {
             boxes.append(measure(split..<box.range.upperBound))
             error += boxes[worst].error + boxes[boxes.count - 1].error - box.error
         }
-        return boxes.map { box in
+        let centers = boxes.map { box -> Center in
             var n = 0.0, s = (0.0, 0.0, 0.0)
             for i in box.range {
                 let bin = bins[i], w = Double(bin.count)
@@ -101,6 +119,7 @@ struct Quantizer: Sendable {
             }
             return (s.0 / n, s.1 / n, s.2 / n)
         }
+        return (centers, boxes.count < maxColors && boxes.allSatisfy { $0.range.count == 1 })
     }
 
     /// One k-means pass over the bins.
@@ -173,6 +192,33 @@ struct ColorHistogram: Sendable {
     var exactColors: [UInt8]? {
         guard !tooMany, !distinct.isEmpty else { return nil }
         return distinct.sorted().flatMap { [UInt8($0 >> 16 & 255), UInt8($0 >> 8 & 255), UInt8($0 & 255)] }
+    }
+
+    /// Each distinct colour of the pixels of `image` whose `mask` entry is true as a bin of
+    /// its own (keyed by its RGB), sorted; nil past `limit` colours (it stops counting there).
+    static func countedColors(of image: RGBAImage, mask: [Bool]?, limit: Int) -> [Bin]? {
+        var counts: [UInt32: Int] = [:]
+        var run = UInt32.max, length = 0
+        let pixels = image.width * image.height
+        let complete = image.pixels.withUnsafeBufferPointer { p -> Bool in
+            for i in 0..<pixels {
+                if let mask, !mask[i] { continue }
+                let rgb = UInt32(p[i * 4]) << 16 | UInt32(p[i * 4 + 1]) << 8 | UInt32(p[i * 4 + 2])
+                // A run of one colour is one count, not a hash per pixel.
+                if rgb == run { length += 1; continue }
+                if length > 0 {
+                    counts[run, default: 0] += length
+                    if counts.count > limit { return false }
+                }
+                (run, length) = (rgb, 1)
+            }
+            if length > 0 { counts[run, default: 0] += length }
+            return counts.count <= limit
+        }
+        guard complete, !counts.isEmpty else { return nil }
+        return counts.keys.sorted().map { rgb in
+            Bin(key: Int(rgb), r: Double(rgb >> 16 & 255), g: Double(rgb >> 8 & 255), b: Double(rgb & 255), count: counts[rgb]!)
+        }
     }
 
     func occupiedBins() -> [Bin] {
