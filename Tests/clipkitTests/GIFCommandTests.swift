@@ -63,6 +63,23 @@ import TestSupport
         #expect(try FramesManifest.read(from: dir.appendingPathComponent("p.frames/frames.json")).loopCount == 2)
     }
 
+    /// A 16-bit PNG without gAMA or sRGB is sRGB-encoded, as an 8-bit one is: its GIF has the
+    /// ramp's greys (libpng's simplified API took it for linear light: 32 became 99, 128 186),
+    /// as `thumb` (FFmpeg's decoder) had them. 256 greys in 255 colours: within a level.
+    @Test func aSixteenBitPNGKeepsItsLevels() throws {
+        let dir = Fixture.scratchDirectory()
+        let run = try CLI.run(["gif", Fixture.url("video/ramp48.png").path, "-q", "-o", "r.gif"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        let frame = try #require(try Decoded.gif(dir.appendingPathComponent("r.gif")).canvases.first)
+        #expect(frame.width == 256)
+        for x in stride(from: 0, to: 256, by: 16) {
+            let grey = Int(frame.pixels[x * 4])
+            #expect(abs(grey - x) <= 1, "x \(x): \(grey)")
+        }
+        let direct = try PNGReader.read(Fixture.url("video/ramp48.png"))
+        #expect((0..<256).allSatisfy { abs(Int(direct.pixels[$0 * 4]) - $0) <= 1 })
+    }
+
     func loopCount(_ url: URL) throws -> Int? {
         let decoder = try GIFDecoder(url: url)
         _ = try decoder.remainingDelays()

@@ -15,6 +15,10 @@ public enum PNGReader {
                 throw ClipKitError.limitExceeded(path: url.path, what: "image size \(width)x\(height)", limit: "\(maxPixels) pixels", option: "--max-pixels")
             }
             png.format = ck_png_format_rgba()
+            // A 16-bit PNG without gAMA or sRGB is sRGB-encoded, as ffmpeg, browsers and every
+            // tool that writes one have it; libpng's simplified API takes it for linear light,
+            // so grey 32 of 255 came out 99 (the thumbnails, read by FFmpeg, were right).
+            png.flags |= png_uint_32(PNG_IMAGE_FLAG_16BIT_sRGB)
             var pixels = [UInt8](repeating: 0, count: width * height * 4)
             let ok = pixels.withUnsafeMutableBytes { buffer in
                 png_image_finish_read(&png, nil, buffer.baseAddress, Int32(width * 4), nil)
