@@ -276,4 +276,16 @@ say tall_png.mkv "PNG 16x17000 in Matroska, 2 frames"
     "${BITEXACT[@]}" -movflags +faststart "$out/mbtree_tail.mp4"
 say mbtree_tail.mp4 "H.264 144x160 10 fps 0.5 s, 9x10 macroblocks"
 
+# 32. ramp48.png: a grey ramp 0-255 across 256x8 as a 16-bit RGB PNG without gAMA or sRGB (as
+#     ffmpeg, Pillow and OpenCV write one): sRGB-encoded, like an 8-bit one (libpng's simplified
+#     API took it for linear light: grey 32 became 99 in its GIF).
+"${FF[@]}" -f lavfi -i "gradients=s=256x8:c0=black:c1=white:x0=0:y0=0:x1=255:y1=0,format=rgb48be" -frames:v 1 \
+    "${BITEXACT[@]}" "$out/ramp48.png"
+say ramp48.png "16-bit grey ramp 256x8, no gAMA"
+
+# 33. offset_10h.mkv: counter.mp4's 4 s in Matroska from 10 hours (-output_ts_offset 36000): the
+#     segment duration counts from zero, 36004 s, where the clip is 4 s.
+"${FF[@]}" -i "$out/counter.mp4" -c copy -output_ts_offset 36000 "${BITEXACT[@]}" "$out/offset_10h.mkv"
+say offset_10h.mkv "H.264 160x120 30 fps 4 s, timestamps from 36000 s"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

@@ -258,6 +258,25 @@ func frame(_ fixture: String, at seconds: Double, width: Int, height: Int) throw
         #expect(half == at2)
     }
 
+    /// Matroska from 10 hours: its segment duration (36,004 s) counts from zero; the clip is
+    /// 4 s. `info` said 36,004 s, `gif` and `storyboard` refused it as over an hour, and
+    /// `thumb --at 50%` warned that the frames end short of the header.
+    @Test func aMatroskaStreamFromTenHoursIsItsFourSeconds() throws {
+        let url = Fixture.url("video/offset_10h.mkv")
+        #expect(try VideoReader(url: url).info.duration == 4)
+        let board = try WrittenStoryboard("offset_10h.mkv", StoryboardOptions(spacing: .interval(1)))
+        board.checkStructure()
+        #expect(board.manifest.durationMs == 4000 && board.manifest.tiles.count == 4, "\(board.manifest.durationMs)")
+        let gif = try GIFConverter(options: GIFOptions()).convert(video: url, to: Fixture.scratchDirectory().appendingPathComponent("o.gif"))
+        #expect(gif.frameCount == 40 && gif.warnings.isEmpty, "\(gif.frameCount) \(gif.warnings)")
+        // --at 50% is the frame at 2 s (counter frame 60), without a warning.
+        let half = try Thumbnailer(options: ThumbnailOptions(position: .fraction(0.5), size: .original)).thumbnail(of: url)
+        let at2 = try Thumbnailer(options: ThumbnailOptions(position: .seconds(2), size: .original)).thumbnail(of: url)
+        #expect(half == at2)
+        let plain = try Thumbnailer(options: ThumbnailOptions(position: .seconds(2), size: .original)).thumbnail(of: Fixture.url("video/counter.mp4"))
+        #expect(half == plain)
+    }
+
     @Test func sameInputGivesTheSameBytes() throws {
         for format in StillImageFormat.allCases {
             var digests: [[Data]] = []

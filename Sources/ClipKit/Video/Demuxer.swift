@@ -111,12 +111,13 @@ final class Demuxer {
             duration = Double(stream.duration) * timeBase
         } else if context.pointee.duration > 0 && context.pointee.duration != ck_av_nopts_value() {
             duration = Double(context.pointee.duration) / Double(AV_TIME_BASE)
+            duration = duration.map { Demuxer.length(ofSegmentDuration: $0, format: context.pointee) }
         }
         if let header = duration, Demuxer.isOpenEndedDuration(header) { duration = nil }
         if isCoverArt { duration = nil }
         var whole: Double?
         if context.pointee.duration > 0 && context.pointee.duration != ck_av_nopts_value() {
-            whole = Double(context.pointee.duration) / Double(AV_TIME_BASE)
+            whole = Demuxer.length(ofSegmentDuration: Double(context.pointee.duration) / Double(AV_TIME_BASE), format: context.pointee)
             if let value = whole, Demuxer.isOpenEndedDuration(value) { whole = nil }
         }
         containerDuration = whole
@@ -250,6 +251,20 @@ final class Demuxer {
         guard let handle = FileSystemPath.handleForReading(path) else { return false }
         defer { try? handle.close() }
         return (try? handle.read(upToCount: 8)).map([UInt8].init) == PNGReader.signature
+    }
+
+    /// The clip's length from a container duration `seconds` that counts from time zero, not
+    /// from the first timestamp: Matroska's segment duration (and NUT's) ends where the last
+    /// frame does, so a stream from 10 hours (`-output_ts_offset 36000`) has 36,004 s for a
+    /// 4 s clip, which `gif` refused as over the hour `--max-duration` allows. Less the start
+    /// time for those containers when it is after zero; as it is otherwise.
+    static func length(ofSegmentDuration seconds: Double, format: AVFormatContext) -> Double {
+        let name = String(cString: format.iformat.pointee.name)
+        guard name == "matroska,webm" || name == "nut", format.start_time != ck_av_nopts_value(), format.start_time > 0 else {
+            return seconds
+        }
+        let start = Double(format.start_time) / Double(AV_TIME_BASE)
+        return seconds > start ? seconds - start : seconds
     }
 
     /// True for a header duration of 0xFFFFFFFF time-scale units (143,165 s at 30000/s): the
