@@ -54,7 +54,7 @@ struct InputScanner {
     /// it, sorted by name: those named as videos or GIFs (one that does not open is that input's
     /// error, never skipped) and others libavformat recognises by content (`MediaProbe.kind`);
     /// other files are ignored and counted. With `recursive`, sub-directories too; a directory
-    /// with no media gives an input carrying that `problem`. Hidden files and directories are skipped.
+    /// with no media, or one that cannot be read, gives an input carrying that `problem`. Hidden files and directories are skipped.
     func expand(_ paths: [String]) -> [BatchInput] {
         scan(paths).inputs
     }
@@ -102,8 +102,9 @@ struct InputScanner {
     /// The visible entries of a directory, sorted, in their lossless form (names that are not
     /// UTF-8 included: see `FileSystemPath`). Names equal as Swift strings (é composed and
     /// decomposed) are ordered by their bytes, whatever order readdir gave.
-    static func entries(of path: String) -> [String] {
-        (FileSystemPath.contents(of: path) ?? []).filter { $0.utf8.first != UInt8(ascii: ".") }.sorted {
+    /// Nil when the directory cannot be read.
+    static func entries(of path: String) -> [String]? {
+        FileSystemPath.contents(of: path)?.filter { $0.utf8.first != UInt8(ascii: ".") }.sorted {
             $0 < $1 || (!($1 < $0) && FileSystemPath.bytes($0).lexicographicallyPrecedes(FileSystemPath.bytes($1)))
         }
     }
@@ -145,7 +146,14 @@ struct InputScanner {
         guard stat(FileSystemPath.cString(directory.path), &info) == 0, walk.directories.insert([UInt64(info.st_dev), UInt64(info.st_ino)]).inserted,
               depth <= Self.maxDepth else { return [] }
         var files: [BatchInput] = [], directories: [String] = []
-        for name in Self.entries(of: directory.path) {
+        guard let names = Self.entries(of: directory.path) else {
+            // Unreadable (no permission): that directory's failure, never skipped silently (its
+            // files would be missing from the run, which would still pass).
+            let problem = ClipKitError.unreadable(path: directory.path, reason: String(cString: strerror(errno)))
+            if depth == 0 { throw problem }
+            return [BatchInput(url: directory, relativeDirectory: relative, problem: problem, fromDirectory: true)]
+        }
+        for name in names {
             let url = directory.appendingPathComponent(name)
             var link = stat(), target = stat()
             guard lstat(FileSystemPath.cString(url.path), &link) == 0, stat(FileSystemPath.cString(url.path), &target) == 0 else { continue }

@@ -1,4 +1,4 @@
-// Removes temp outputs and exits on SIGINT/SIGTERM, so an interrupted run leaves no partial file.
+// Removes temp outputs and exits on SIGINT/SIGTERM/SIGHUP (and the other terminating signals), so an interrupted run leaves no partial file.
 import ClipKit
 import Dispatch
 import Foundation
@@ -16,7 +16,9 @@ enum Signals {
         // printed, not a signal that kills the batch mid-file.
         signal(SIGPIPE, SIG_IGN)
         let queue = DispatchQueue(label: "clipkit.signals")
-        for number in [SIGINT, SIGTERM, SIGHUP] {
+        // Every signal whose default action ends the process without a core dump (SIGUSR1,
+        // SIGALRM... left their temp files too).
+        for number in [SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {

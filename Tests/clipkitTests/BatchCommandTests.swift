@@ -123,4 +123,45 @@ import TestSupport
             #expect(CLI.files(in: dir).isEmpty, "left behind: \(CLI.files(in: dir))")
         }
     }
+
+    /// Every signal whose default action ends the process removes the temp output first, as
+    /// SIGTERM does (SIGUSR1 and SIGALRM left `.out.gif.clipkit-XXXXXX` behind).
+    @Test(arguments: [SIGUSR1, SIGALRM, SIGHUP])
+    func otherEndingSignalsLeaveNothingBehind(_ signal: Int32) throws {
+        let dir = Fixture.scratchDirectory()
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["gif", Fixture.url("video/motion.mp4").path, "--fps", "50", "--size", "0", "-o", "out.gif", "-q"]
+        process.currentDirectoryURL = dir
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline && !CLI.files(in: dir).contains(where: { $0.contains(".clipkit-") }) && process.isRunning {
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        let wasWriting = process.isRunning
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        #expect(wasWriting, "the job finished before it could be interrupted")
+        if wasWriting {
+            #expect(process.terminationStatus == 128 + signal)
+            #expect(CLI.files(in: dir).isEmpty, "left behind: \(CLI.files(in: dir))")
+        }
+    }
+
+    /// Output files get 0666 less the umask, as any new file does: they were 0644 whatever it
+    /// was, so a private umask (077) still made them readable to everyone.
+    @Test(arguments: [("077", 0o600), ("002", 0o664), ("022", 0o644)])
+    func outputModesFollowTheUmask(_ umask: String, _ mode: Int) throws {
+        let dir = Fixture.scratchDirectory()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "umask \(umask); exec \"$0\" \"$@\"", CLI.binary.path, "thumb", Fixture.url("video/counter.mp4").path,
+                             "-o", "t.png", "-q"]
+        process.currentDirectoryURL = dir
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let attributes = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("t.png").path)
+        #expect((attributes[.posixPermissions] as? Int) == mode, "umask \(umask): \(String(describing: attributes[.posixPermissions]))")
+    }
 }

@@ -234,6 +234,38 @@ extension Hostile {
             #expect(written.sorted() == ["a.png", "s.png"], "previews: \(written)")
         }
 
+        /// A sub-directory the run cannot read is that directory's failure (one line, exit 1, a
+        /// JSON record), never skipped: its clips were missing from the run, which still passed;
+        /// a directory given that cannot be read says so (it said it held no video). Root reads
+        /// any directory, so as root the run is made as `nobody`.
+        @Test func anUnreadableDirectoryIsAFailure() throws {
+            let dir = Fixture.scratchDirectory()
+            let media = dir.appendingPathComponent("media"), locked = media.appendingPathComponent("locked")
+            try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: Self.clip, to: media.appendingPathComponent("a.mp4"))
+            try FileManager.default.copyItem(at: Self.clip, to: locked.appendingPathComponent("b.mp4"))
+            var command = [CLI.binary.path]
+            if geteuid() == 0 {
+                guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser") || FileManager.default.isExecutableFile(atPath: "/sbin/runuser") else { return }
+                // A copy of the binary and a directory that `nobody` may use.
+                let binary = dir.appendingPathComponent("clipkit")
+                try FileManager.default.copyItem(at: CLI.binary, to: binary)
+                for path in [dir.path, media.path, binary.path] { chmod(path, 0o777) }
+                // The temp directory itself must let others through (/tmp does); else nothing to see here.
+                let tmp = (try? FileManager.default.attributesOfItem(atPath: dir.deletingLastPathComponent().path)[.posixPermissions] as? Int) ?? 0
+                guard tmp & 0o001 != 0 else { return }
+                command = ["/usr/sbin/runuser", "-u", "nobody", "--", binary.path]
+            }
+            chmod(locked.path, 0)
+            defer { chmod(locked.path, 0o755) }
+            let batch = try Spawn.run(command[0], Array(command.dropFirst()) + ["thumb", "media", "-r", "-o", "out", "--json"], in: dir, killAfter: 40)
+            #expect(batch.exitStatus == 1, "\(batch)")
+            #expect(batch.stderr.contains("\(locked.path): cannot read: Permission denied"), "\(batch.stderr)")
+            #expect(batch.stdout.split(separator: "\n").count == 2, "\(batch.stdout)")
+            let given = try Spawn.run(command[0], Array(command.dropFirst()) + ["thumb", locked.path, "-o", "out2/"], in: dir, killAfter: 40)
+            #expect(given.exitStatus == 1 && given.stderr.contains("cannot read: Permission denied"), "\(given)")
+        }
+
         /// Outputs written into the directory searched (`clipkit thumb .`, `-o` the input
         /// directory): a rerun leaves them out. Before, `thumb .` twice took `a.png` for an input
         /// writing `a.png` too (exit 2 on every rerun), and `storyboard . -r` made storyboards of

@@ -30,7 +30,9 @@ final class AtomicFile {
         guard let (fd, path) = TempFileRegistry.shared.makeFile(template: directory + "/" + Self.temporaryName(for: destination.lastPathComponent)) else {
             throw ClipKitError.outputFailed(path: destination.path, reason: String(cString: strerror(errno)))
         }
-        fchmod(fd, 0o644)
+        // The mode an ordinary create gives (0666 less the umask), not mkstemp's 0600; it was
+        // 0644 whatever the umask, so a private umask (077) still made outputs readable to all.
+        fchmod(fd, 0o666 & ~StagingDirectory.umask)
         self.fileDescriptor = fd
         self.temporaryPath = path
     }
