@@ -52,7 +52,7 @@ public struct RunSet: Sendable {
         var shardFiles: [String: Set<String>] = [:]
         var warnings: [String] = []
         for (source, text) in texts {
-            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            for (index, line) in lines(of: text).enumerated() {
                 let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
                 if trimmed.isEmpty { continue }
                 guard let parsed = RunLine(text: trimmed, source: source, lineNumber: index + 1) else {
@@ -69,6 +69,15 @@ public struct RunSet: Sendable {
         let seen = shardFiles.keys.sorted(by: Self.shardOrder)
         let duplicated = seen.filter { shardFiles[$0]!.count > 1 }
         return RunSet(clips: clips, shardsSeen: seen, shardsMissing: missingShards(seen), shardsDuplicated: duplicated, warnings: warnings)
+    }
+
+    /// `text`'s lines, split at each LF byte with a CR before it dropped: a file written on
+    /// Windows (or by a CI step that converts line ends) reads like any other. Splitting on the
+    /// Character "\n" found no line end at all there, as Swift takes "\r\n" for one Character.
+    static func lines(of text: String) -> [Substring] {
+        text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { bytes in
+            Substring(bytes.last == UInt8(ascii: "\r") ? bytes.dropLast() : bytes)
+        }
     }
 
     /// A line's identity for de-duplication: what it says, not how long it took.

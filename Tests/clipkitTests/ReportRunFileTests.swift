@@ -1,0 +1,43 @@
+// clipkit report over runs files as CI hands them over: CRLF line ends, a byte-order mark, a file with no clipkit line at all.
+import Foundation
+import Testing
+import TestSupport
+@testable import ClipKit
+
+@Suite struct ReportRunFileTests {
+    /// gif and thumb --json over two clips in `dir`: the lines as clipkit printed them (LF ends).
+    static func lines(in dir: URL) throws -> String {
+        let clips = [Fixture.url("video/counter.mp4").path, Fixture.url("video/motion.mp4").path]
+        var lines = ""
+        for arguments in [["gif"] + clips + ["-o", "gifs/", "--width", "80"], ["thumb"] + clips + ["-o", "posters/"]] {
+            let run = try CLI.run(arguments + ["--json"], in: dir)
+            #expect(run.status == 0, "\(run.stderr)")
+            lines += run.stdout
+        }
+        return lines
+    }
+
+    static func write(_ text: String, prefix: [UInt8] = [], to name: String, in dir: URL) throws {
+        try Data(prefix + Array(text.utf8)).write(to: dir.appendingPathComponent(name))
+    }
+
+    static func reportJSON(_ dir: URL, _ name: String) throws -> Data {
+        try Data(contentsOf: dir.appendingPathComponent(name + "/" + ReportJSON.fileName))
+    }
+
+    /// A runs file with CRLF line ends (written on Windows, or converted by a CI step) gives the
+    /// report its LF copy gives. It was one line ("\r\n" is one Character to Swift, so splitting
+    /// on "\n" found none): 0 clips and exit 0 under --fail-on failed.
+    @Test func crlfLineEndsReadAsLF() throws {
+        let dir = Fixture.scratchDirectory()
+        let lines = try Self.lines(in: dir)
+        try Self.write(lines, to: "lf.jsonl", in: dir)
+        try Self.write(lines.replacingOccurrences(of: "\n", with: "\r\n"), to: "crlf.jsonl", in: dir)
+        for name in ["lf", "crlf"] {
+            let run = try CLI.run(["report", name + ".jsonl", "-o", name, "--fail-on", "failed,warnings"], in: dir)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.hasPrefix("2 clips · 2 ok · 0 failed"), "\(run.stdout)")
+        }
+        #expect(try Self.reportJSON(dir, "crlf") == Self.reportJSON(dir, "lf"))
+    }
+}
