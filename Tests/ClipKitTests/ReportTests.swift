@@ -89,6 +89,35 @@ import TestSupport
         #expect(!markdown.contains("data:"))
     }
 
+    /// report.json holds each line as read only when it is JSON by RFC 8259. JSONSerialization
+    /// also reads a comma before `}` and skips a byte-order mark; such a line went into
+    /// report.json as read, and report.json was no longer JSON.
+    @Test func reportJSONStaysJSONWhateverTheLinesAre() throws {
+        let lenient = "{\"input\":\"/b.mp4\",\"outputs\":[\"/o/b.gif\",],\"status\":\"error\",\"error\":\"bad\",}"
+        let text = "\u{FEFF}" + Self.line("/a.mp4") + "\n" + lenient + "\n\u{FEFF}" + Self.line("/c.mp4") + "\n"
+        let runs = RunSet.merge([("r", text)])
+        #expect(runs.clips.map(\.input) == ["/a.mp4", "/b.mp4", "/c.mp4"] && runs.warnings.isEmpty)
+        let result = try ReportWriter().write(runs, to: Fixture.scratchDirectory().appendingPathComponent("r"))
+        let json = try String(contentsOf: result.directory.appendingPathComponent("report.json"), encoding: .utf8)
+        #expect(JSONText.isStrict(json) && !json.contains("\u{FEFF}"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let lines = (object["clips"] as? [[String: Any]])?.map { $0["lines"] as? [[String: Any]] ?? [] }
+        #expect(lines?.map { $0.compactMap { $0["input"] as? String } } == [["/a.mp4"], ["/b.mp4"], ["/c.mp4"]])
+        #expect(lines?[1].first?["outputs"] as? [String] == ["/o/b.gif"])
+        // A line clipkit wrote is kept byte for byte.
+        #expect(json.contains(Self.line("/a.mp4")))
+    }
+
+    @Test func strictJSONGrammar() {
+        for valid in ["{}", " [1, -0.5e+3, \"a\\u00e9\\n\", true, false, null, {\"k\": []}] ", "0", "\"\u{202E}\""] {
+            #expect(JSONText.isStrict(valid), "\(valid)")
+        }
+        for invalid in ["", "{\"a\":1,}", "[1,]", "\u{FEFF}{}", "{} x", "01", "1.", ".5", "+1", "-", "1e", "NaN", "{'a':1}", "\"a\tb\"",
+                        "\"\\x\"", "\"\\u12\"", "tru", "{\"a\" 1}", "[1 2]", "{\"a\":1}\u{0}", String(repeating: "[", count: 600) + String(repeating: "]", count: 600)] {
+            #expect(!JSONText.isStrict(invalid), "\(invalid.debugDescription)")
+        }
+    }
+
     @Test func unknownFieldsAreKeptAndShown() throws {
         let runs = RunSet.merge([("r", Self.line("/a.mp4", extra: ["ssimulacra2": 87.25, "future": ["x": 1]]))])
         #expect(runs.clips[0].lines[0].number("ssimulacra2") == 87.25)

@@ -40,4 +40,26 @@ import TestSupport
         }
         #expect(try Self.reportJSON(dir, "crlf") == Self.reportJSON(dir, "lf"))
     }
+
+    /// A runs file that starts with a UTF-8 byte-order mark (Windows tools write one) gives the
+    /// report its plain copy gives, and that report is the next run's baseline. Its first line
+    /// was read (JSONSerialization skips the mark) and put in report.json as read, mark and all,
+    /// so report.json was not JSON and `--baseline` refused it.
+    @Test func aByteOrderMarkIsDropped() throws {
+        let dir = Fixture.scratchDirectory()
+        let lines = try Self.lines(in: dir)
+        try Self.write(lines, to: "plain.jsonl", in: dir)
+        try Self.write(lines, prefix: [0xEF, 0xBB, 0xBF], to: "marked.jsonl", in: dir)
+        for name in ["plain", "marked"] {
+            let run = try CLI.run(["report", name + ".jsonl", "-o", name, "--copy", "--fail-on", "failed,warnings"], in: dir)
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        let marked = try Self.reportJSON(dir, "marked")
+        #expect(marked == (try Self.reportJSON(dir, "plain")))
+        #expect(!marked.starts(with: [0xEF, 0xBB, 0xBF]) && JSONText.isStrict(String(decoding: marked, as: UTF8.self)))
+        let next = try CLI.run(["report", "plain.jsonl", "-o", "next", "--baseline", "marked", "--fail-on", "visual"], in: dir)
+        #expect(next.status == 0, "\(next.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Self.reportJSON(dir, "next")) as? [String: Any])
+        #expect((json["totals"] as? [String: Any])?["changes"] as? [String: Int] == ["identical": 2])
+    }
 }

@@ -18,8 +18,8 @@ enum ReportJSON {
                     ["kind": output.kind.rawValue, "path": output.path, "href": output.href ?? NSNull(), "bytes": output.bytes ?? NSNull(),
                      "budget": output.budget ?? NSNull(), "over_budget": output.isOverBudget]
                 },
-                // As read: one line each, byte for byte.
-                "lines": clip.lines.map { JSONText.Raw(text: $0.raw) },
+                // As read, one line each, byte for byte (unless JSON's grammar needs it written again: `RunLine.json`).
+                "lines": clip.lines.map { JSONText.Raw(text: $0.json) },
             ]
             object["change"] = clip.change.map { change -> [String: Any] in
                 ["class": change.kind.rawValue, "worst_ssim": change.worstSSIM ?? NSNull(), "worst_time_ms": change.worstTimeMs ?? NSNull(),

@@ -74,9 +74,15 @@ public struct RunSet: Sendable {
     /// `text`'s lines, split at each LF byte with a CR before it dropped: a file written on
     /// Windows (or by a CI step that converts line ends) reads like any other. Splitting on the
     /// Character "\n" found no line end at all there, as Swift takes "\r\n" for one Character.
+    /// A UTF-8 byte-order mark (which Windows tools write first) is dropped at the start of each
+    /// line, so files joined with `cat` lose theirs too: JSON has no place for one.
     static func lines(of text: String) -> [Substring] {
-        text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { bytes in
-            Substring(bytes.last == UInt8(ascii: "\r") ? bytes.dropLast() : bytes)
+        let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        return text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { bytes in
+            var bytes = bytes
+            if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
+            if bytes.starts(with: mark) { bytes = bytes.dropFirst(mark.count) }
+            return Substring(bytes)
         }
     }
 
