@@ -62,4 +62,34 @@ import TestSupport
         let json = try #require(try JSONSerialization.jsonObject(with: Self.reportJSON(dir, "next")) as? [String: Any])
         #expect((json["totals"] as? [String: Any])?["changes"] as? [String: Int] == ["identical": 2])
     }
+
+    /// A runs file without any clipkit line (empty: the CI step failed before printing; or only
+    /// other text) is a note, listed in report.json's `shards.without_lines`, and trips the
+    /// `failed`, `shards` and `warnings` gates, alone or beside a good file. It gave "0 clips"
+    /// and exit 0 under --fail-on failed,warnings,shards: a broken pipeline showed green.
+    @Test func aRunsFileWithoutClipkitLinesTripsFailedAndShards() throws {
+        let dir = Fixture.scratchDirectory()
+        try Self.write(try Self.lines(in: dir), to: "good.jsonl", in: dir)
+        try Self.write("", to: "empty.jsonl", in: dir)
+        try Self.write("Segmentation fault (core dumped)\n\n", to: "noise.jsonl", in: dir)
+        let plain = try CLI.run(["report", "empty.jsonl", "-o", "r"], in: dir)
+        #expect(plain.status == 0 && plain.stderr.contains("/empty.jsonl: no clipkit --json lines"), "\(plain.stderr)")
+        for runs in [["empty.jsonl"], ["good.jsonl", "noise.jsonl"]] {
+            for gate in ["failed", "shards", "warnings"] {
+                let run = try CLI.run(["report"] + runs + ["-o", "r", "--fail-on", gate], in: dir)
+                #expect(run.status == 1 && run.stderr.contains("--fail-on: "), "\(runs) \(gate): \(run.stderr)")
+                if gate != "warnings" { #expect(run.stderr.contains("1 runs files without any clipkit --json line"), "\(run.stderr)") }
+            }
+            let json = try #require(try JSONSerialization.jsonObject(with: Self.reportJSON(dir, "r")) as? [String: Any])
+            // Runs files are named by their absolute paths, as in every note.
+            let file = dir.appendingPathComponent(runs.last!).path
+            #expect((json["shards"] as? [String: Any])?["without_lines"] as? [String] == [file])
+            #expect((json["notes"] as? [String])?.contains("\(file): no clipkit --json lines") == true)
+            #expect((json["totals"] as? [String: Any])?["clips"] as? Int == (runs.count == 1 ? 0 : 2))
+        }
+        let html = try String(contentsOf: dir.appendingPathComponent("r/index.html"), encoding: .utf8)
+        #expect(html.contains("/noise.jsonl: no clipkit --json lines</li>"))
+        let good = try CLI.run(["report", "good.jsonl", "-o", "r", "--fail-on", "failed,shards,warnings"], in: dir)
+        #expect(good.status == 0, "\(good.stderr)")
+    }
 }

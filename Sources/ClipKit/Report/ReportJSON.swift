@@ -31,7 +31,8 @@ enum ReportJSON {
             "format": format, "counts": report.countsLine, "baseline": report.baselineName ?? NSNull(),
             "totals": ["clips": totals.clips, "failed": totals.failed, "warnings": totals.warnings, "over_budget": totals.overBudget,
                        "outputs": Dictionary(uniqueKeysWithValues: totals.outputsPerKind), "bytes": totals.bytesPerKind, "changes": totals.changes],
-            "shards": ["seen": report.runs.shardsSeen, "missing": report.runs.shardsMissing, "duplicated": report.runs.shardsDuplicated],
+            "shards": ["seen": report.runs.shardsSeen, "missing": report.runs.shardsMissing, "duplicated": report.runs.shardsDuplicated,
+                       "without_lines": report.runs.filesWithoutLines],
             "notes": report.runNotes, "removed": report.removed, "clips": clips, "files": files,
         ]
         return JSONText.write(document, indent: 2) + "\n"

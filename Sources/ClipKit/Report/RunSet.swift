@@ -27,6 +27,10 @@ public struct RunSet: Sendable {
     public var shardsDuplicated: [String]
     /// Lines that were not a JSON object naming an input, and the like: one sentence each.
     public var warnings: [String]
+    /// Runs files in which no line is a clipkit --json line (empty, or a CI step that failed
+    /// before printing one): each is a shard whose results are missing, and nothing in it was
+    /// reported done, so they trip `--fail-on shards` and `failed` (`ReportWriter.gates`).
+    public var filesWithoutLines: [String] = []
 
     /// Reads each file's lines; the files' order decides nothing but which copy of a repeated line is kept.
     public static func read(_ urls: [URL], limits: Limits = Limits()) throws -> RunSet {
@@ -51,7 +55,9 @@ public struct RunSet: Sendable {
         var seenLines = Set<String>()
         var shardFiles: [String: Set<String>] = [:]
         var warnings: [String] = []
+        var filesWithoutLines: [String] = []
         for (source, text) in texts {
+            var read = false
             for (index, line) in lines(of: text).enumerated() {
                 let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
                 if trimmed.isEmpty { continue }
@@ -59,16 +65,22 @@ public struct RunSet: Sendable {
                     warnings.append("\(source):\(index + 1): not a clipkit --json line")
                     continue
                 }
+                read = true
                 if let shard = parsed.shard { shardFiles[shard, default: []].insert(source) }
                 // The same line in two files (a shard uploaded twice) is one result, not two.
                 guard seenLines.insert(Self.identity(of: parsed)).inserted else { continue }
                 byInput[parsed.input, default: []].append(parsed)
             }
+            if !read {
+                filesWithoutLines.append(source)
+                warnings.append("\(source): no clipkit --json lines")
+            }
         }
         let clips = byInput.keys.sorted().map { ClipRuns(input: $0, lines: byInput[$0]!) }
         let seen = shardFiles.keys.sorted(by: Self.shardOrder)
         let duplicated = seen.filter { shardFiles[$0]!.count > 1 }
-        return RunSet(clips: clips, shardsSeen: seen, shardsMissing: missingShards(seen), shardsDuplicated: duplicated, warnings: warnings)
+        return RunSet(clips: clips, shardsSeen: seen, shardsMissing: missingShards(seen), shardsDuplicated: duplicated, warnings: warnings,
+                      filesWithoutLines: filesWithoutLines)
     }
 
     /// `text`'s lines, split at each LF byte with a CR before it dropped: a file written on
