@@ -38,12 +38,13 @@ enum ReportJSON {
         return JSONText.write(document, indent: 2) + "\n"
     }
 
-    /// The files a report directory at `directory` owns, from its report.json; nil when it has
-    /// none with clipkit's mark.
-    static func ownedFiles(in directory: URL) -> Set<String>? {
+    /// The files a report directory at `directory` owns, from its report.json, by their bytes
+    /// (a stranger's file canonically equivalent to a listed name is not the report's); nil when
+    /// it has none with clipkit's mark.
+    static func ownedFiles(in directory: URL) -> Set<NameBytes>? {
         guard let object = readObject(directory.appendingPathComponent(fileName)), object["format"] as? String == format,
               let files = object["files"] as? [String] else { return nil }
-        return Set(files + [fileName])
+        return Set((files + [fileName]).map(NameBytes.init))
     }
 
     static func readObject(_ url: URL) -> [String: Any]? {

@@ -51,9 +51,11 @@ public struct RunSet: Sendable {
 
     /// `texts`: (file name, contents) pairs.
     public static func merge(_ texts: [(String, String)]) -> RunSet {
-        var byInput: [String: [RunLine]] = [:]
-        var seenLines = Set<String>()
-        var shardFiles: [String: Set<String>] = [:]
+        // Inputs, lines and files by their bytes (`NameBytes`): two names that are canonically
+        // equivalent strings are still two files.
+        var byInput: [NameBytes: ClipRuns] = [:]
+        var seenLines = Set<NameBytes>()
+        var shardFiles: [String: Set<NameBytes>] = [:]
         var warnings: [String] = []
         var filesWithoutLines: [String] = []
         for (source, text) in texts {
@@ -66,17 +68,17 @@ public struct RunSet: Sendable {
                     continue
                 }
                 read = true
-                if let shard = parsed.shard { shardFiles[shard, default: []].insert(source) }
+                if let shard = parsed.shard { shardFiles[shard, default: []].insert(NameBytes(source)) }
                 // The same line in two files (a shard uploaded twice) is one result, not two.
-                guard seenLines.insert(Self.identity(of: parsed)).inserted else { continue }
-                byInput[parsed.input, default: []].append(parsed)
+                guard seenLines.insert(NameBytes(Self.identity(of: parsed))).inserted else { continue }
+                byInput[NameBytes(parsed.input), default: ClipRuns(input: parsed.input, lines: [])].lines.append(parsed)
             }
             if !read {
                 filesWithoutLines.append(source)
                 warnings.append("\(source): no clipkit --json lines")
             }
         }
-        let clips = byInput.keys.sorted().map { ClipRuns(input: $0, lines: byInput[$0]!) }
+        let clips = byInput.values.sorted { NameBytes.precedes($0.input, $1.input) }
         let seen = shardFiles.keys.sorted(by: Self.shardOrder)
         let duplicated = seen.filter { shardFiles[$0]!.count > 1 }
         return RunSet(clips: clips, shardsSeen: seen, shardsMissing: missingShards(seen), shardsDuplicated: duplicated, warnings: warnings,
