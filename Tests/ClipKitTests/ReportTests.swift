@@ -8,7 +8,11 @@ import TestSupport
     static let hostile = [
         "a\"b'c.mp4", "<script>alert(1)</script>.mp4", "pipe|name.mp4", "back`tick`.mp4", "new\nline.mp4",
         String(repeating: "n", count: 246) + ".mp4", "bad\u{FFFD}utf8.mp4", "[link](javascript:x).mp4", "<!--x-->&amp;.mp4",
+        "rtl\u{202E}oo.mp4", "iso\u{2067}late\u{2069}\u{200F}\u{061C}.mp4", "c1\u{85}\u{9B}.mp4",
     ]
+
+    /// Characters that reorder or hide text: the report shows them escaped, never as they are.
+    static let spoofing = Set<UInt32>([0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069, 0x200E, 0x200F, 0x061C] + Array(0x80...0x9F))
 
     static func line(_ input: String, outputs: [String] = [], status: String = "ok", error: String? = nil, shard: String? = nil, extra: [String: Any] = [:]) -> String {
         var object: [String: Any] = ["schema": 1, "input": input, "outputs": outputs, "status": status, "seconds": 0.1]
@@ -33,6 +37,10 @@ import TestSupport
         #expect(html.contains("a&quot;b&#39;c.mp4"))
         #expect(html.contains("new&#10;line.mp4") && !html.contains("new\nline"))
         #expect(html.contains(String(repeating: "n", count: 246) + ".mp4"))
+        // Bidi controls and C1 controls as visible text: "rtl\u{202E}oo.mp4" read "rtl4pm.oo".
+        #expect(html.contains("rtl\\u{202E}oo.mp4") && html.contains("iso\\u{2067}late\\u{2069}\\u{200F}\\u{061C}.mp4"))
+        #expect(html.contains("c1\\u{0085}\\u{009B}.mp4"))
+        #expect(!html.unicodeScalars.contains { Self.spoofing.contains($0.value) })
         // The only <script> elements: report.js and JSON data blocks.
         let scripts = html.components(separatedBy: "<script").dropFirst()
         for script in scripts { #expect(script.hasPrefix(" src=\"report.js\"") || script.hasPrefix(" type=\"application/json\"")) }
@@ -43,6 +51,7 @@ import TestSupport
         #expect(markdown.contains("pipe&#124;name") && !markdown.contains("pipe|name"))
         #expect(markdown.contains("back\\`tick\\`") && markdown.contains("\\[link\\]"))
         #expect(!markdown.contains("new\nline"))
+        #expect(markdown.contains("rtl\\\\u\\{202E\\}oo.mp4") && !markdown.unicodeScalars.contains { Self.spoofing.contains($0.value) })
         // Every table row has exactly its three cells: no name adds a column.
         for row in markdown.split(separator: "\n") where row.hasPrefix("| /clips") {
             #expect(row.filter { $0 == "|" }.count == 4, "\(row)")
@@ -58,6 +67,11 @@ import TestSupport
         #expect(ReportEscaping.jsonForScript("{\"a\":\"</script><!--&\"}") == "{\"a\":\"\\u003c/script\\u003e\\u003c!--\\u0026\"}")
         #expect(ReportEscaping.safeFileName("../<x>|é.gif") == "__x___.gif")
         #expect(ReportEscaping.markdown("a|b`c*d\ne") == "a&#124;b\\`c\\*d e")
+        #expect(ReportEscaping.html("a\u{202E}b\u{85}") == "a\\u{202E}b\\u{0085}")
+        #expect(ReportEscaping.text("a\u{2066}b") == "a\\u{2066}b")
+        #expect(ReportEscaping.markdown("a\u{200F}b") == "a\\\\u\\{200F\\}b")
+        // Other characters outside ASCII stay as they are (Hebrew, an accent, an emoji joiner).
+        #expect(ReportEscaping.html("\u{5D0}e\u{301}\u{1F469}\u{200D}\u{1F4BB}") == "\u{5D0}e\u{301}\u{1F469}\u{200D}\u{1F4BB}")
     }
 
     @Test func shardsMergeByInputAndMissingOrRepeatedShardsAreReported() {

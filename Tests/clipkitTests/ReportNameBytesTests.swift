@@ -104,6 +104,40 @@ import Glibc
         #expect(FileManager.default.fileExists(atPath: rep.appendingPathComponent("media/\u{212A}.txt").path))
     }
 
+    /// `rtl\u{202E}oo.mp4` (RIGHT-TO-LEFT OVERRIDE) displayed as `rtl4pm.oo`: the page and
+    /// summary.md show `rtl\u{202E}oo.mp4` as text, with no override anywhere in them, and every
+    /// link still opens the real file. It was written as it is.
+    @Test func bidiControlsInANameAreShownEscapedAndLinkedByBytes() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let stem = Array("rtl\u{202E}oo".utf8)
+        try scratch.copy(Fixture.url("video/counter.mp4"), to: stem + Array(".mp4".utf8))
+        var lines = Data()
+        for command in ["gif", "thumb"] {
+            let run = try RawRun.clipkit([Array(command.utf8), stem + Array(".mp4".utf8), Array("--json".utf8)], in: scratch)
+            #expect(run.status == 0, "\(run)")
+            lines += run.stdout
+        }
+        try lines.write(to: scratch.url.appendingPathComponent("run.jsonl"))
+        let report = try RawRun.clipkit(["report", "run.jsonl", "-o", "rep", "--fail-on", "warnings"].map { Array($0.utf8) }, in: scratch)
+        #expect(report.status == 0, "\(report)")
+        let directory = scratch.url.appendingPathComponent("rep")
+        let page = try String(contentsOf: directory.appendingPathComponent("index.html"), encoding: .utf8)
+        let summary = try String(contentsOf: directory.appendingPathComponent("summary.md"), encoding: .utf8)
+        #expect(page.contains("rtl\\u{202E}oo.mp4") && summary.contains("rtl\\\\u\\{202E\\}oo.mp4"), "\(summary)")
+        #expect(!page.unicodeScalars.contains("\u{202E}") && !summary.unicodeScalars.contains("\u{202E}"))
+        let hrefs = page.components(separatedBy: "href=\"").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
+            .filter { $0.hasSuffix(".gif") || $0.hasSuffix(".png") }
+        #expect(hrefs.count >= 2, "\(hrefs)")
+        for href in hrefs {
+            let linked = scratch.read(Array("rep/".utf8) + Self.percentDecoded(href))
+            #expect(linked != nil && linked == scratch.read(stem + Array((href.hasSuffix(".gif") ? ".gif" : ".png").utf8)), "\(href)")
+        }
+        // report.json keeps the name itself: it is data, not display.
+        let json = try String(contentsOf: directory.appendingPathComponent("report.json"), encoding: .utf8)
+        #expect(json.contains("rtl\u{202E}oo.mp4"))
+    }
+
     static func percentDecoded(_ text: String) -> [UInt8] {
         var bytes: [UInt8] = [], utf8 = Array(text.utf8), index = 0
         while index < utf8.count {
