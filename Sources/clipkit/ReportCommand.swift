@@ -18,7 +18,12 @@ struct ReportCommand: ParsableCommand {
         is replaced only when it is a report clipkit wrote.
 
         Exit 0 when the report was written, 1 when a --fail-on gate tripped (after writing) \
-        or it could not be written, 2 on bad usage.
+        or it could not be written, 2 on bad usage. Gates: failed (an input failed), budget \
+        (an output over its --budget), visual (a visual change from --baseline), warnings (a \
+        clip's warning or a note about the runs), shards (a shard I/N missing or read from two \
+        files). A runs file without any clipkit --json line (empty: its step failed before \
+        printing) is a note and trips failed and shards too: its shard's results are missing \
+        and nothing was reported done.
 
         Examples:
           clipkit gif clips/ -o out/gifs --json > run.jsonl

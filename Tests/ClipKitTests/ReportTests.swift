@@ -8,7 +8,11 @@ import TestSupport
     static let hostile = [
         "a\"b'c.mp4", "<script>alert(1)</script>.mp4", "pipe|name.mp4", "back`tick`.mp4", "new\nline.mp4",
         String(repeating: "n", count: 246) + ".mp4", "bad\u{FFFD}utf8.mp4", "[link](javascript:x).mp4", "<!--x-->&amp;.mp4",
+        "rtl\u{202E}oo.mp4", "iso\u{2067}late\u{2069}\u{200F}\u{061C}.mp4", "c1\u{85}\u{9B}.mp4",
     ]
+
+    /// Characters that reorder or hide text: the report shows them escaped, never as they are.
+    static let spoofing = Set<UInt32>([0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069, 0x200E, 0x200F, 0x061C] + Array(0x80...0x9F))
 
     static func line(_ input: String, outputs: [String] = [], status: String = "ok", error: String? = nil, shard: String? = nil, extra: [String: Any] = [:]) -> String {
         var object: [String: Any] = ["schema": 1, "input": input, "outputs": outputs, "status": status, "seconds": 0.1]
@@ -33,6 +37,10 @@ import TestSupport
         #expect(html.contains("a&quot;b&#39;c.mp4"))
         #expect(html.contains("new&#10;line.mp4") && !html.contains("new\nline"))
         #expect(html.contains(String(repeating: "n", count: 246) + ".mp4"))
+        // Bidi controls and C1 controls as visible text: "rtl\u{202E}oo.mp4" read "rtl4pm.oo".
+        #expect(html.contains("rtl\\u{202E}oo.mp4") && html.contains("iso\\u{2067}late\\u{2069}\\u{200F}\\u{061C}.mp4"))
+        #expect(html.contains("c1\\u{0085}\\u{009B}.mp4"))
+        #expect(!html.unicodeScalars.contains { Self.spoofing.contains($0.value) })
         // The only <script> elements: report.js and JSON data blocks.
         let scripts = html.components(separatedBy: "<script").dropFirst()
         for script in scripts { #expect(script.hasPrefix(" src=\"report.js\"") || script.hasPrefix(" type=\"application/json\"")) }
@@ -43,6 +51,7 @@ import TestSupport
         #expect(markdown.contains("pipe&#124;name") && !markdown.contains("pipe|name"))
         #expect(markdown.contains("back\\`tick\\`") && markdown.contains("\\[link\\]"))
         #expect(!markdown.contains("new\nline"))
+        #expect(markdown.contains("rtl\\\\u\\{202E\\}oo.mp4") && !markdown.unicodeScalars.contains { Self.spoofing.contains($0.value) })
         // Every table row has exactly its three cells: no name adds a column.
         for row in markdown.split(separator: "\n") where row.hasPrefix("| /clips") {
             #expect(row.filter { $0 == "|" }.count == 4, "\(row)")
@@ -58,6 +67,11 @@ import TestSupport
         #expect(ReportEscaping.jsonForScript("{\"a\":\"</script><!--&\"}") == "{\"a\":\"\\u003c/script\\u003e\\u003c!--\\u0026\"}")
         #expect(ReportEscaping.safeFileName("../<x>|é.gif") == "__x___.gif")
         #expect(ReportEscaping.markdown("a|b`c*d\ne") == "a&#124;b\\`c\\*d e")
+        #expect(ReportEscaping.html("a\u{202E}b\u{85}") == "a\\u{202E}b\\u{0085}")
+        #expect(ReportEscaping.text("a\u{2066}b") == "a\\u{2066}b")
+        #expect(ReportEscaping.markdown("a\u{200F}b") == "a\\\\u\\{200F\\}b")
+        // Other characters outside ASCII stay as they are (Hebrew, an accent, an emoji joiner).
+        #expect(ReportEscaping.html("\u{5D0}e\u{301}\u{1F469}\u{200D}\u{1F4BB}") == "\u{5D0}e\u{301}\u{1F469}\u{200D}\u{1F4BB}")
     }
 
     @Test func shardsMergeByInputAndMissingOrRepeatedShardsAreReported() {
@@ -87,6 +101,35 @@ import TestSupport
         #expect(markdown.contains("[/c.mp4](https://ci.example/run%201/%28x%29%3Cy%3E/index.html#clip-2)"), "\(markdown)")
         #expect(markdown.contains("[/a&#124;b.mp4](https://ci.example/run%201/%28x%29%3Cy%3E/index.html#clip-1)"))
         #expect(!markdown.contains("data:"))
+    }
+
+    /// report.json holds each line as read only when it is JSON by RFC 8259. JSONSerialization
+    /// also reads a comma before `}` and skips a byte-order mark; such a line went into
+    /// report.json as read, and report.json was no longer JSON.
+    @Test func reportJSONStaysJSONWhateverTheLinesAre() throws {
+        let lenient = "{\"input\":\"/b.mp4\",\"outputs\":[\"/o/b.gif\",],\"status\":\"error\",\"error\":\"bad\",}"
+        let text = "\u{FEFF}" + Self.line("/a.mp4") + "\n" + lenient + "\n\u{FEFF}" + Self.line("/c.mp4") + "\n"
+        let runs = RunSet.merge([("r", text)])
+        #expect(runs.clips.map(\.input) == ["/a.mp4", "/b.mp4", "/c.mp4"] && runs.warnings.isEmpty)
+        let result = try ReportWriter().write(runs, to: Fixture.scratchDirectory().appendingPathComponent("r"))
+        let json = try String(contentsOf: result.directory.appendingPathComponent("report.json"), encoding: .utf8)
+        #expect(JSONText.isStrict(json) && !json.contains("\u{FEFF}"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let lines = (object["clips"] as? [[String: Any]])?.map { $0["lines"] as? [[String: Any]] ?? [] }
+        #expect(lines?.map { $0.compactMap { $0["input"] as? String } } == [["/a.mp4"], ["/b.mp4"], ["/c.mp4"]])
+        #expect(lines?[1].first?["outputs"] as? [String] == ["/o/b.gif"])
+        // A line clipkit wrote is kept byte for byte.
+        #expect(json.contains(Self.line("/a.mp4")))
+    }
+
+    @Test func strictJSONGrammar() {
+        for valid in ["{}", " [1, -0.5e+3, \"a\\u00e9\\n\", true, false, null, {\"k\": []}] ", "0", "\"\u{202E}\""] {
+            #expect(JSONText.isStrict(valid), "\(valid)")
+        }
+        for invalid in ["", "{\"a\":1,}", "[1,]", "\u{FEFF}{}", "{} x", "01", "1.", ".5", "+1", "-", "1e", "NaN", "{'a':1}", "\"a\tb\"",
+                        "\"\\x\"", "\"\\u12\"", "tru", "{\"a\" 1}", "[1 2]", "{\"a\":1}\u{0}", String(repeating: "[", count: 600) + String(repeating: "]", count: 600)] {
+            #expect(!JSONText.isStrict(invalid), "\(invalid.debugDescription)")
+        }
     }
 
     @Test func unknownFieldsAreKeptAndShown() throws {

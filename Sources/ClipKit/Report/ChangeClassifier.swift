@@ -11,7 +11,8 @@ struct ChangeClassifier {
     static let reencodedSSIM = 0.99
 
     let directory: URL
-    let clips: [String: [String: Any]]
+    /// The baseline's clips by their inputs' bytes (`NameBytes`), each with its input.
+    let clips: [NameBytes: (input: String, clip: [String: Any])]
     let limits: Limits
 
     struct Comparison {
@@ -25,9 +26,9 @@ struct ChangeClassifier {
             throw ClipKitError.invalidOption(name: "--baseline", reason: "\(file.path) is not a report.json written by clipkit report")
         }
         directory = file.deletingLastPathComponent()
-        var clips: [String: [String: Any]] = [:]
+        var clips: [NameBytes: (input: String, clip: [String: Any])] = [:]
         for clip in object["clips"] as? [[String: Any]] ?? [] {
-            if let input = clip["input"] as? String { clips[input] = clip }
+            if let input = clip["input"] as? String { clips[NameBytes(input)] = (input, clip) }
         }
         self.clips = clips
         self.limits = limits
@@ -35,14 +36,14 @@ struct ChangeClassifier {
 
     func compare(_ current: [ReportClip], staging: URL) throws -> Comparison {
         var result: [ReportClip] = []
-        let inputs = Set(current.map(\.input))
+        let inputs = Set(current.map { NameBytes($0.input) })
         for var clip in current {
             // A failed input with nothing written has nothing to compare (its error is the news).
             if !clip.outputs.contains(where: { $0.source != nil }) {
                 result.append(clip)
                 continue
             }
-            guard let base = clips[clip.input] else {
+            guard let base = clips[NameBytes(clip.input)]?.clip else {
                 clip.change = ClipChange(kind: .new)
                 result.append(clip)
                 continue
@@ -50,7 +51,8 @@ struct ChangeClassifier {
             clip.change = try classify(clip, base, staging: staging)
             result.append(clip)
         }
-        return Comparison(clips: result, removed: clips.keys.filter { !inputs.contains($0) }.sorted())
+        let removed = clips.filter { !inputs.contains($0.key) }.map(\.value.input)
+        return Comparison(clips: result, removed: removed.sorted(by: NameBytes.precedes))
     }
 
     /// The baseline's file of `kind`, found through its href relative to the baseline report.

@@ -4,8 +4,24 @@ import Foundation
 /// File names are hostile input: quotes, `<script>`, `|`, backticks, newlines, long and
 /// non-UTF-8 names must reach the page as text. A non-UTF-8 name (read losslessly from a line's
 /// `input_bytes`/`outputs_bytes`, see `FileSystemPath`) is shown with each such byte as `\xFF`,
-/// as clipkit's messages show it, and linked by its real bytes.
+/// as clipkit's messages show it, and linked by its real bytes. Characters that reorder or hide
+/// text are shown as `\u{202E}` (`shownEscaped`), and linked by their real bytes too.
 public enum ReportEscaping {
+    /// The text shown for a character that would change how a name reads rather than be seen:
+    /// the bidirectional embeddings, overrides, isolates and marks (U+202A-U+202E,
+    /// U+2066-U+2069, U+200E, U+200F, U+061C), with which `rtl\u{202E}oo.mp4` displays as
+    /// `rtl4pm.oo`, and the C1 controls (U+0080-U+009F). They were written as they are (a
+    /// numeric reference is the same character to a browser); now as `\u{202E}` in plain text,
+    /// in the `\xFF` style of a non-UTF-8 byte. Nil for any other character.
+    static func shownEscaped(_ scalar: Unicode.Scalar) -> String? {
+        switch scalar.value {
+        case 0x80...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
+            return String(format: "\\u{%04X}", scalar.value)
+        default:
+            return nil
+        }
+    }
+
     /// Safe in HTML text and in a double- or single-quoted attribute; control characters become
     /// numeric references so a newline in a name cannot break a line of the table.
     public static func html(_ text: String) -> String {
@@ -34,7 +50,13 @@ public enum ReportEscaping {
             case "`" where inAttribute: out += "&#96;"
             default:
                 let control = (scalar.value < 0x20 && (inAttribute || scalar != "\n")) || scalar.value == 0x7F
-                if control { out += "&#\(scalar.value == 0 ? 0xFFFD : scalar.value);" } else { out.unicodeScalars.append(scalar) }
+                if let shown = shownEscaped(scalar) {
+                    out += shown
+                } else if control {
+                    out += "&#\(scalar.value == 0 ? 0xFFFD : scalar.value);"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
             }
         }
         return out
@@ -54,7 +76,14 @@ public enum ReportEscaping {
             case "\\", "`", "*", "_", "[", "]", "#", "!", "~", "{", "}", "$":
                 out += "\\"; out.unicodeScalars.append(scalar)
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{2028}" || scalar == "\u{2029}" { out += " " } else { out.unicodeScalars.append(scalar) }
+                if let shown = shownEscaped(scalar) {
+                    // Its backslash and braces escaped in turn, so Markdown shows them.
+                    out += markdown(shown)
+                } else if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{2028}" || scalar == "\u{2029}" {
+                    out += " "
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
             }
         }
         return out

@@ -18,8 +18,8 @@ enum ReportJSON {
                     ["kind": output.kind.rawValue, "path": output.path, "href": output.href ?? NSNull(), "bytes": output.bytes ?? NSNull(),
                      "budget": output.budget ?? NSNull(), "over_budget": output.isOverBudget]
                 },
-                // As read: one line each, byte for byte.
-                "lines": clip.lines.map { JSONText.Raw(text: $0.raw) },
+                // As read, one line each, byte for byte (unless JSON's grammar needs it written again: `RunLine.json`).
+                "lines": clip.lines.map { JSONText.Raw(text: $0.json) },
             ]
             object["change"] = clip.change.map { change -> [String: Any] in
                 ["class": change.kind.rawValue, "worst_ssim": change.worstSSIM ?? NSNull(), "worst_time_ms": change.worstTimeMs ?? NSNull(),
@@ -31,18 +31,20 @@ enum ReportJSON {
             "format": format, "counts": report.countsLine, "baseline": report.baselineName ?? NSNull(),
             "totals": ["clips": totals.clips, "failed": totals.failed, "warnings": totals.warnings, "over_budget": totals.overBudget,
                        "outputs": Dictionary(uniqueKeysWithValues: totals.outputsPerKind), "bytes": totals.bytesPerKind, "changes": totals.changes],
-            "shards": ["seen": report.runs.shardsSeen, "missing": report.runs.shardsMissing, "duplicated": report.runs.shardsDuplicated],
+            "shards": ["seen": report.runs.shardsSeen, "missing": report.runs.shardsMissing, "duplicated": report.runs.shardsDuplicated,
+                       "without_lines": report.runs.filesWithoutLines],
             "notes": report.runNotes, "removed": report.removed, "clips": clips, "files": files,
         ]
         return JSONText.write(document, indent: 2) + "\n"
     }
 
-    /// The files a report directory at `directory` owns, from its report.json; nil when it has
-    /// none with clipkit's mark.
-    static func ownedFiles(in directory: URL) -> Set<String>? {
+    /// The files a report directory at `directory` owns, from its report.json, by their bytes
+    /// (a stranger's file canonically equivalent to a listed name is not the report's); nil when
+    /// it has none with clipkit's mark.
+    static func ownedFiles(in directory: URL) -> Set<NameBytes>? {
         guard let object = readObject(directory.appendingPathComponent(fileName)), object["format"] as? String == format,
               let files = object["files"] as? [String] else { return nil }
-        return Set(files + [fileName])
+        return Set((files + [fileName]).map(NameBytes.init))
     }
 
     static func readObject(_ url: URL) -> [String: Any]? {

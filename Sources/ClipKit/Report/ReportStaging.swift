@@ -65,7 +65,7 @@ final class ReportStaging {
         guard let owned = ReportJSON.ownedFiles(in: target) else {
             throw ClipKitError.outputFailed(path: target.path, reason: "directory is not empty and holds no report.json written by clipkit report")
         }
-        if let stranger = files.first(where: { !owned.contains($0) }) {
+        if let stranger = files.first(where: { !owned.contains(NameBytes($0)) }) {
             throw ClipKitError.outputFailed(path: target.path, reason: "it holds \(stranger), which its report.json does not list; clipkit report only replaces a report it wrote")
         }
     }

@@ -68,13 +68,20 @@ public struct ReportWriter: Sendable {
     func gates(_ document: ReportDocument) -> [String] {
         let totals = document.totals
         var failures: [String] = []
-        if options.failOn.contains(.failed) && totals.failed > 0 { failures.append("\(totals.failed) inputs failed") }
+        // A runs file with no clipkit line is a shard whose results are missing and a run that
+        // reported nothing done: without it in both gates an empty file (a step that failed
+        // before printing) showed green.
+        let silent = document.runs.filesWithoutLines.count
+        let silentText = silent > 0 ? ["\(silent) runs files without any clipkit --json line"] : []
+        let failed = (totals.failed > 0 ? ["\(totals.failed) inputs failed"] : []) + silentText
+        if options.failOn.contains(.failed) && !failed.isEmpty { failures.append(failed.joined(separator: ", ")) }
         if options.failOn.contains(.budget) && totals.overBudget > 0 { failures.append("\(totals.overBudget) outputs over budget") }
         let visual = totals.changes[ClipChange.Kind.visual.rawValue] ?? 0
         if options.failOn.contains(.visual) && visual > 0 { failures.append("\(visual) clips changed visually") }
         if options.failOn.contains(.warnings) && totals.warnings > 0 { failures.append("\(totals.warnings) warnings") }
-        let shards = document.runs.shardsMissing.count + document.runs.shardsDuplicated.count
-        if options.failOn.contains(.shards) && shards > 0 { failures.append("\(shards) shards missing or duplicated") }
+        let count = document.runs.shardsMissing.count + document.runs.shardsDuplicated.count
+        let shards = (count > 0 ? ["\(count) shards missing or duplicated"] : []) + silentText
+        if options.failOn.contains(.shards) && !shards.isEmpty { failures.append(shards.joined(separator: ", ")) }
         return failures
     }
 

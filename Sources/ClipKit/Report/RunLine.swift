@@ -14,6 +14,10 @@ public struct RunLine: Sendable, Equatable {
     public var fields: [Field]
     /// The line as it was read (invalid UTF-8 replaced).
     public var raw: String
+    /// The line as report.json holds it: `raw` when it is JSON by RFC 8259 (clipkit's lines
+    /// always are), else written again from what was read, so report.json stays JSON that every
+    /// reader (and the next run's `--baseline`) takes (see `JSONText.isStrict`).
+    public var json: String
     /// The line as the page shows it beside its outputs: one line of JSON without its null
     /// fields, `input` (the clip's heading) and `outputs` (the table's rows); report.json keeps `raw` whole.
     public var shown: String
@@ -47,6 +51,7 @@ public struct RunLine: Sendable, Equatable {
         error = object["error"] as? String
         shard = object["shard"] as? String
         raw = text
+        json = JSONText.isStrict(text) ? text : JSONText.write(object)
         self.source = source
         self.lineNumber = lineNumber
         fields = object.keys.sorted().compactMap { key in

@@ -27,6 +27,10 @@ public struct RunSet: Sendable {
     public var shardsDuplicated: [String]
     /// Lines that were not a JSON object naming an input, and the like: one sentence each.
     public var warnings: [String]
+    /// Runs files in which no line is a clipkit --json line (empty, or a CI step that failed
+    /// before printing one): each is a shard whose results are missing, and nothing in it was
+    /// reported done, so they trip `--fail-on shards` and `failed` (`ReportWriter.gates`).
+    public var filesWithoutLines: [String] = []
 
     /// Reads each file's lines; the files' order decides nothing but which copy of a repeated line is kept.
     public static func read(_ urls: [URL], limits: Limits = Limits()) throws -> RunSet {
@@ -47,28 +51,53 @@ public struct RunSet: Sendable {
 
     /// `texts`: (file name, contents) pairs.
     public static func merge(_ texts: [(String, String)]) -> RunSet {
-        var byInput: [String: [RunLine]] = [:]
-        var seenLines = Set<String>()
-        var shardFiles: [String: Set<String>] = [:]
+        // Inputs, lines and files by their bytes (`NameBytes`): two names that are canonically
+        // equivalent strings are still two files.
+        var byInput: [NameBytes: ClipRuns] = [:]
+        var seenLines = Set<NameBytes>()
+        var shardFiles: [String: Set<NameBytes>] = [:]
         var warnings: [String] = []
+        var filesWithoutLines: [String] = []
         for (source, text) in texts {
-            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var read = false
+            for (index, line) in lines(of: text).enumerated() {
                 let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
                 if trimmed.isEmpty { continue }
                 guard let parsed = RunLine(text: trimmed, source: source, lineNumber: index + 1) else {
                     warnings.append("\(source):\(index + 1): not a clipkit --json line")
                     continue
                 }
-                if let shard = parsed.shard { shardFiles[shard, default: []].insert(source) }
+                read = true
+                if let shard = parsed.shard { shardFiles[shard, default: []].insert(NameBytes(source)) }
                 // The same line in two files (a shard uploaded twice) is one result, not two.
-                guard seenLines.insert(Self.identity(of: parsed)).inserted else { continue }
-                byInput[parsed.input, default: []].append(parsed)
+                guard seenLines.insert(NameBytes(Self.identity(of: parsed))).inserted else { continue }
+                byInput[NameBytes(parsed.input), default: ClipRuns(input: parsed.input, lines: [])].lines.append(parsed)
+            }
+            if !read {
+                filesWithoutLines.append(source)
+                warnings.append("\(source): no clipkit --json lines")
             }
         }
-        let clips = byInput.keys.sorted().map { ClipRuns(input: $0, lines: byInput[$0]!) }
+        let clips = byInput.values.sorted { NameBytes.precedes($0.input, $1.input) }
         let seen = shardFiles.keys.sorted(by: Self.shardOrder)
         let duplicated = seen.filter { shardFiles[$0]!.count > 1 }
-        return RunSet(clips: clips, shardsSeen: seen, shardsMissing: missingShards(seen), shardsDuplicated: duplicated, warnings: warnings)
+        return RunSet(clips: clips, shardsSeen: seen, shardsMissing: missingShards(seen), shardsDuplicated: duplicated, warnings: warnings,
+                      filesWithoutLines: filesWithoutLines)
+    }
+
+    /// `text`'s lines, split at each LF byte with a CR before it dropped: a file written on
+    /// Windows (or by a CI step that converts line ends) reads like any other. Splitting on the
+    /// Character "\n" found no line end at all there, as Swift takes "\r\n" for one Character.
+    /// A UTF-8 byte-order mark (which Windows tools write first) is dropped at the start of each
+    /// line, so files joined with `cat` lose theirs too: JSON has no place for one.
+    static func lines(of text: String) -> [Substring] {
+        let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        return text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { bytes in
+            var bytes = bytes
+            if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
+            if bytes.starts(with: mark) { bytes = bytes.dropFirst(mark.count) }
+            return Substring(bytes)
+        }
     }
 
     /// A line's identity for de-duplication: what it says, not how long it took.
