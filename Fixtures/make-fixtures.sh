@@ -258,6 +258,15 @@ say cut_negts.mkv "H.264 64x48 25 fps cut at 1.3 s, untimed lead"
 "${FF[@]}" -ss 1.3 -i "$tmp/counter25.webm" -c copy -avoid_negative_ts disabled "${BITEXACT[@]}" "$out/seek_negts.webm"
 say seek_negts.webm "VP9 64x48 25 fps cut at 1.3 s, first keyframe at -1.3 s"
 
+# 29d. ts_midgop.ts: the same 4 s (keyframes at counter 0 and 50) as MPEG-TS, its first third of
+#      bytes cut off at a 188-byte packet boundary (as a recording started mid-broadcast, or
+#      `tail -c`): it begins inside the first GOP, whose pictures no decoder can show, so the clip
+#      is counter 50 to 99, 2.0 s.
+"${FF[@]}" -i "$tmp/counter25.mp4" -c copy -f mpegts "${BITEXACT[@]}" "$tmp/counter25.ts"
+size=$(stat -c %s "$tmp/counter25.ts")
+tail -c +$(( (size / 3 / 188) * 188 + 1 )) "$tmp/counter25.ts" > "$out/ts_midgop.ts"
+say ts_midgop.ts "H.264 64x48 25 fps in MPEG-TS, begins mid-GOP"
+
 # 30. tall.mp4: 20 counter frames 32x6560 at 10 fps, a picture 205 times taller than wide: its
 #     tiles are the source's size, and ten rows of them (65600 px) more than a JPEG can hold.
 raw_h264 counter 32 6560 20 10 "$out/tall.mp4" -crf 10 -g 10 -movflags +faststart

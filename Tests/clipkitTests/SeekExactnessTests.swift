@@ -136,6 +136,29 @@ struct ReferenceDecode {
         #expect(try Decoded.gif(scratch.appendingPathComponent("g.gif")).canvases.map(Self.counter) == [first + 12, first + 15])
     }
 
+    /// An MPEG-TS that begins inside a GOP (its first third cut off): the clip starts at the
+    /// first frame a decoder shows, counter 50, as ffmpeg's output does. It was timed from the
+    /// first packet, 0.8 s earlier, and that frame held over the lead: the GIF opened on a 0.8 s
+    /// freeze, `info` said 2.8 s, `--at 50%` took counter 60.
+    @Test func aTransportStreamCutMidGOPStartsAtItsFirstShownFrame() throws {
+        let url = Fixture.url("video/ts_midgop.ts")
+        #expect(try VideoReader(url: url).info.duration.map { abs($0 - 2) < 0.001 } == true)
+        let scratch = Fixture.scratchDirectory()
+        let gif = try CLI.run(["gif", url.path, "-o", "g.gif", "-q"], in: scratch)
+        #expect(gif.status == 0, "\(gif.stderr)")
+        let decoded = try Decoded.gif(scratch.appendingPathComponent("g.gif"), keep: 20)
+        #expect(decoded.delays == Array(repeating: 10, count: 20), "\(decoded.delays)")
+        // Tick i (at i/10 s) shows counter 50 + 2.5 i.
+        #expect(decoded.canvases.map(Self.counter) == (0..<20).map { 50 + $0 * 5 / 2 }, "\(decoded.canvases.map(Self.counter))")
+        for (at, counter) in [("0", 50), ("50%", 75), ("1", 75)] {
+            let thumb = try CLI.run(["thumb", "--at", at, url.path, "-o", "t.png", "--force"], in: scratch)
+            #expect(thumb.status == 0 && thumb.stderr.isEmpty, "\(at): \(thumb.stderr)")
+            #expect(try Self.counter(PNGReader.read(scratch.appendingPathComponent("t.png"))) == counter, "--at \(at)")
+        }
+        // A stream that begins on a keyframe is as it was: the other TS fixtures start where their first packet does.
+        #expect(try VideoReader(url: Fixture.url("video/seek_midgop_hevc.ts")).info.duration.map { abs($0 - 12) < 0.001 } == true)
+    }
+
     /// The counter fixture's frame number (R = 8 + 16*(n%16), G = 8 + 16*(n/16)).
     static func counter(_ image: RGBAImage) -> Int {
         let p = image.pixel(x: image.width / 2, y: image.height / 2)

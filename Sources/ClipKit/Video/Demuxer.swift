@@ -16,6 +16,15 @@ final class Demuxer {
     /// The whole file's length (the longest stream, audio included), when known.
     let containerDuration: Double?
     let decoder: UnsafePointer<AVCodec>
+    /// Where the clip starts, in the stream's time base: the stream's first timestamp, or the
+    /// first frame its decoder gives when the file begins between keyframes (`DecodableStart`);
+    /// nil without timestamps.
+    let startTime: Int64?
+    /// The file could not be rewound after `DecodableStart` read it: the first pass rewinds it.
+    let movedAtOpen: Bool
+    /// When the file begins between keyframes: the first frame shown, which packets timed
+    /// before it are no part of (`DecodableStart`).
+    let undecodableBefore: Int64?
 
     init(url: URL, maxPixels: Int = 100_000_000, maxMemory: Int = Limits().maxMemory, deadline: Deadline = .none,
          fullProbe: Bool = true, coverArt: Bool = false) throws {
@@ -77,7 +86,8 @@ final class Demuxer {
         }
         streamIndex = index
         let stream = context.pointee.streams[Int(index)]!.pointee
-        decoder = Self.alphaDecoder(for: stream) ?? codec
+        let chosenDecoder = Self.alphaDecoder(for: stream) ?? codec
+        decoder = chosenDecoder
         // Cover art in an audio file is a one-picture "video" stream (chosen only when no real
         // video is there): not a clip, but a picture for a caller that asks (`coverArt`: the
         // thumbnailer, as ffmpegthumbnailer takes it). Its stream has no length of its own.
@@ -106,6 +116,14 @@ final class Demuxer {
             rotation = .identity
         }
         let timeBase = stream.time_base.seconds
+        var rewound = true
+        let firstShown = DecodableStart.find(format: context, index: index, decoder: chosenDecoder, start: stream.start_time,
+                                             deadline: deadline, path: path, rewound: &rewound)
+        movedAtOpen = !rewound
+        undecodableBefore = firstShown
+        startTime = firstShown ?? (stream.start_time == ck_av_nopts_value() ? nil : stream.start_time)
+        // The undecodable lead is not part of the clip (the lengths below count from the first timestamp).
+        let lead = firstShown.map { Double($0 - stream.start_time) * timeBase } ?? 0
         var duration: Double? = nil
         if stream.duration > 0 && stream.duration != ck_av_nopts_value() && timeBase > 0 {
             duration = Double(stream.duration) * timeBase
@@ -114,11 +132,13 @@ final class Demuxer {
             duration = duration.map { Demuxer.length(ofSegmentDuration: $0, format: context.pointee) }
         }
         if let header = duration, Demuxer.isOpenEndedDuration(header) { duration = nil }
+        if let header = duration, lead > 0 { duration = max(header - lead, 0) }
         if isCoverArt { duration = nil }
         var whole: Double?
         if context.pointee.duration > 0 && context.pointee.duration != ck_av_nopts_value() {
             whole = Demuxer.length(ofSegmentDuration: Double(context.pointee.duration) / Double(AV_TIME_BASE), format: context.pointee)
             if let value = whole, Demuxer.isOpenEndedDuration(value) { whole = nil }
+            if let value = whole, lead > 0 { whole = max(value - lead, 0) }
         }
         containerDuration = whole
         var aspect = av_guess_sample_aspect_ratio(context, context.pointee.streams[Int(index)], nil)

@@ -29,8 +29,8 @@ final class FrameDecoder: FrameProducer {
         let info = demuxer.info
         let stream = demuxer.stream
         timeBase = stream.pointee.time_base.seconds
-        let start = stream.pointee.start_time
-        origin = start == ck_av_nopts_value() ? nil : start
+        origin = demuxer.startTime
+        demuxerMoved = demuxer.movedAtOpen
         sampler = FrameSampler(start: options.start, end: options.end, interval: options.tickInterval)
         if options.skipsBetweenTicks && options.fps != nil && !options.keyframesOnly {
             skipper = TickSkipper(demuxer: demuxer, origin: origin ?? 0)

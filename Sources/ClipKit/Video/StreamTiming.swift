@@ -83,6 +83,11 @@ public struct StreamTiming: Sendable, Equatable {
             // them) are decoded as references only, never shown: their times are no part of the
             // clip (they made a 2.7 s cut 4.0 s long).
             if packet.pointee.flags & AV_PKT_FLAG_DISCARD != 0 { continue }
+            // So are the undecodable packets of a file that begins between keyframes.
+            if let start = demuxer.undecodableBefore, packet.pointee.pts != ck_av_nopts_value(), packet.pointee.pts < start {
+                count -= 1
+                continue
+            }
             let duration = Double(max(packet.pointee.duration, 0)) * timeBase
             presentation.add(packet.pointee.pts, duration: duration, timeBase: timeBase)
             decode.add(packet.pointee.dts, duration: duration, timeBase: timeBase)
