@@ -16,9 +16,10 @@ enum Signals {
         // printed, not a signal that kills the batch mid-file.
         signal(SIGPIPE, SIG_IGN)
         let queue = DispatchQueue(label: "clipkit.signals")
-        // Every signal whose default action ends the process without a core dump (SIGUSR1,
-        // SIGALRM... left their temp files too).
-        for number in [SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR] {
+        // The other signals whose default action ends the process (SIGUSR1, SIGALRM... left
+        // their temp files), and SIGXCPU, which `ulimit -t` sends. (Not SIGPROF: a dispatch
+        // source never saw it, so it was swallowed.)
+        for number in [SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPWR, SIGXCPU] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {

@@ -126,7 +126,7 @@ import TestSupport
 
     /// Every signal whose default action ends the process removes the temp output first, as
     /// SIGTERM does (SIGUSR1 and SIGALRM left `.out.gif.clipkit-XXXXXX` behind).
-    @Test(arguments: [SIGUSR1, SIGALRM, SIGHUP])
+    @Test(arguments: [SIGUSR1, SIGALRM, SIGHUP, SIGXCPU])
     func otherEndingSignalsLeaveNothingBehind(_ signal: Int32) throws {
         let dir = Fixture.scratchDirectory()
         let process = Process()

@@ -142,6 +142,24 @@ import TestSupport
         #expect(CLI.files(in: dir).allSatisfy { !$0.contains(".clipkit-") })
     }
 
+    /// `--single-file` replaces only a page clipkit report wrote: a `page.html` of the user's own
+    /// is refused before anything is written (it was overwritten), and a rerun replaces its own.
+    @Test func singleFileReplacesOnlyAPageItWrote() throws {
+        let dir = Fixture.scratchDirectory()
+        let runs = try Self.runs(in: dir)
+        let page = dir.appendingPathComponent("page.html")
+        try Data("<html>mine</html>\n".utf8).write(to: page)
+        let refused = try CLI.run(["report", runs.path, "-o", "r", "--single-file", "page.html"], in: dir)
+        #expect(refused.status == 1 && refused.stderr.contains("page.html: cannot write output: exists and was not written by clipkit report"), "\(refused.stderr)")
+        #expect(try String(contentsOf: page, encoding: .utf8) == "<html>mine</html>\n")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("r").path), "nothing written")
+        try FileManager.default.removeItem(at: page)
+        for _ in 0..<2 {
+            #expect(try CLI.run(["report", runs.path, "-o", "r", "--single-file", "page.html"], in: dir).status == 0)
+        }
+        #expect(try String(contentsOf: page, encoding: .utf8).contains(ReportPage.generatorMark))
+    }
+
     @Test func singleFileInlinesMediaUnderTheCapAndOnlyPostersBeyondIt() throws {
         let dir = Fixture.scratchDirectory()
         let runs = try Self.runs(in: dir)

@@ -89,6 +89,9 @@ import TestSupport
         }
         let html = try String(contentsOf: dir.appendingPathComponent("r/index.html"), encoding: .utf8)
         #expect(html.contains("/noise.jsonl: no clipkit --json lines</li>"))
+        // Both gates at once say it once.
+        let both = try CLI.run(["report", "empty.jsonl", "-o", "r", "--fail-on", "failed,shards"], in: dir)
+        #expect(both.status == 1 && both.stderr.components(separatedBy: "without any clipkit --json line").count == 2, "\(both.stderr)")
         let good = try CLI.run(["report", "good.jsonl", "-o", "r", "--fail-on", "failed,shards,warnings"], in: dir)
         #expect(good.status == 0, "\(good.stderr)")
     }

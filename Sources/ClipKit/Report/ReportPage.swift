@@ -7,6 +7,9 @@ import Foundation
 struct ReportPage {
     let report: ReportDocument
 
+    /// The head's generator line: how a `--single-file` page clipkit wrote is known again.
+    static let generatorMark = "<meta name=\"generator\" content=\"clipkit report\">"
+
     func html() -> String {
         var out = """
         <!DOCTYPE html>
@@ -14,7 +17,7 @@ struct ReportPage {
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta name="generator" content="clipkit report">
+        \(Self.generatorMark)
         <title>clipkit report: \(report.clips.count) clips</title>
         <link rel="icon" href="report.svg" type="image/svg+xml">
         <link rel="stylesheet" href="report.css">

@@ -20,6 +20,7 @@ public struct ReportWriter: Sendable {
 
     public func write(_ runs: RunSet, to target: URL, inputs: [URL] = []) throws -> ReportResult {
         let target = target.standardizedFileURL
+        if let single = options.singleFile { try Self.checkReplaceable(single) }
         let staging = try ReportStaging(for: target, inputs: inputs)
         var clips = try ReportBuilder(target: target, options: options).clips(of: runs)
         try addGIFFilmstrips(to: &clips, staging: staging.url)
@@ -51,6 +52,17 @@ public struct ReportWriter: Sendable {
         return ReportResult(directory: target, document: document, gateFailures: gates(document))
     }
 
+    /// Refuses, before anything is written, a `--single-file` path that holds a file clipkit
+    /// report did not write (no generator mark in its first 4 KB): it replaced a `page.html` of
+    /// the user's own. A missing file, a device or a page it wrote pass.
+    static func checkReplaceable(_ single: URL) throws {
+        var info = stat()
+        guard stat(FileSystemPath.cString(single.path), &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
+        let head = FileSystemPath.contentsOfRegularFile(single.path, limit: 4096).map { String(decoding: $0.prefix(4096), as: UTF8.self) } ?? ""
+        guard !head.contains(ReportPage.generatorMark) else { return }
+        throw ClipKitError.outputFailed(path: single.path, reason: "exists and was not written by clipkit report; remove it or name another file")
+    }
+
     /// A filmstrip from each clip's first GIF when no `explode` output shows its frames; the
     /// sheets go in `media/` (one pixel budget for the whole report: see `GIFFilmstrip`).
     private func addGIFFilmstrips(to clips: inout [ReportClip], staging: URL) throws {
@@ -80,7 +92,9 @@ public struct ReportWriter: Sendable {
         if options.failOn.contains(.visual) && visual > 0 { failures.append("\(visual) clips changed visually") }
         if options.failOn.contains(.warnings) && totals.warnings > 0 { failures.append("\(totals.warnings) warnings") }
         let count = document.runs.shardsMissing.count + document.runs.shardsDuplicated.count
-        let shards = (count > 0 ? ["\(count) shards missing or duplicated"] : []) + silentText
+        // Said once when both gates name the silent files.
+        let saidSilent = silentText.first.map { text in failures.contains { $0.contains(text) } } ?? false
+        let shards = (count > 0 ? ["\(count) shards missing or duplicated"] : []) + (saidSilent ? [] : silentText)
         if options.failOn.contains(.shards) && !shards.isEmpty { failures.append(shards.joined(separator: ", ")) }
         return failures
     }
