@@ -103,6 +103,19 @@ import TestSupport
     @Test(arguments: [["gif", "motion.mp4", "--fps", "50", "--size", "0", "-o", "out.gif"],
                       ["explode", "counter.mp4", "-o", "frames"]])
     func sigtermLeavesNothingBehind(_ arguments: [String]) throws {
+        try interruptMidWrite(arguments, with: SIGTERM)
+    }
+
+    /// Every signal whose default action ends the process removes the temp output first, as
+    /// SIGTERM does (SIGUSR1 and SIGALRM left `.out.gif.clipkit-XXXXXX` behind).
+    @Test(arguments: [SIGUSR1, SIGALRM, SIGHUP, SIGXCPU])
+    func otherEndingSignalsLeaveNothingBehind(_ signal: Int32) throws {
+        try interruptMidWrite(["gif", "motion.mp4", "--fps", "50", "--size", "0", "-o", "out.gif"], with: signal)
+    }
+
+    /// Runs `clipkit COMMAND FIXTURE OPTIONS -q`, sends `signal` once its temp output exists, and
+    /// checks it ended by that signal with nothing left in its directory.
+    func interruptMidWrite(_ arguments: [String], with signal: Int32) throws {
         let dir = Fixture.scratchDirectory()
         let process = Process()
         process.executableURL = CLI.binary
@@ -110,30 +123,6 @@ import TestSupport
         process.currentDirectoryURL = dir
         try process.run()
         // Wait until the temp output exists, then stop the process mid-write.
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline && !CLI.files(in: dir).contains(where: { $0.contains(".clipkit-") }) && process.isRunning {
-            Thread.sleep(forTimeInterval: 0.002)
-        }
-        let wasWriting = process.isRunning
-        process.terminate()
-        process.waitUntilExit()
-        #expect(wasWriting, "the job finished before it could be interrupted")
-        if wasWriting {
-            #expect(process.terminationStatus == 128 + SIGTERM)
-            #expect(CLI.files(in: dir).isEmpty, "left behind: \(CLI.files(in: dir))")
-        }
-    }
-
-    /// Every signal whose default action ends the process removes the temp output first, as
-    /// SIGTERM does (SIGUSR1 and SIGALRM left `.out.gif.clipkit-XXXXXX` behind).
-    @Test(arguments: [SIGUSR1, SIGALRM, SIGHUP, SIGXCPU])
-    func otherEndingSignalsLeaveNothingBehind(_ signal: Int32) throws {
-        let dir = Fixture.scratchDirectory()
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = ["gif", Fixture.url("video/motion.mp4").path, "--fps", "50", "--size", "0", "-o", "out.gif", "-q"]
-        process.currentDirectoryURL = dir
-        try process.run()
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline && !CLI.files(in: dir).contains(where: { $0.contains(".clipkit-") }) && process.isRunning {
             Thread.sleep(forTimeInterval: 0.002)
