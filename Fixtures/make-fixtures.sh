@@ -267,6 +267,12 @@ size=$(stat -c %s "$tmp/counter25.ts")
 tail -c +$(( (size / 3 / 188) * 188 + 1 )) "$tmp/counter25.ts" > "$out/ts_midgop.ts"
 say ts_midgop.ts "H.264 64x48 25 fps in MPEG-TS, begins mid-GOP"
 
+# 29e. audio_longer.mkv: 1 s of testsrc2 at 25 fps (64x48) with 1.04 s of audio: Matroska gives its
+#      streams no length of their own, and the container's runs to where the audio ends.
+"${FF[@]}" -f lavfi -i "testsrc2=size=64x48:rate=25:duration=1" -f lavfi -i "sine=frequency=440:duration=1.04:sample_rate=8000" \
+    "${X264[@]}" -pix_fmt yuv420p -c:a pcm_u8 "${BITEXACT[@]}" "$out/audio_longer.mkv"
+say audio_longer.mkv "H.264 64x48 25 fps 1 s, audio 1.04 s, in Matroska"
+
 # 30. tall.mp4: 20 counter frames 32x6560 at 10 fps, a picture 205 times taller than wide: its
 #     tiles are the source's size, and ten rows of them (65600 px) more than a JPEG can hold.
 raw_h264 counter 32 6560 20 10 "$out/tall.mp4" -crf 10 -g 10 -movflags +faststart

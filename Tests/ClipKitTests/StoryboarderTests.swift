@@ -277,6 +277,17 @@ func frame(_ fixture: String, at seconds: Double, width: Int, height: Int) throw
         #expect(half == plain)
     }
 
+    /// Matroska gives its streams no length of their own; the container's runs to the end of
+    /// its audio, 40 ms past the last frame here. The GIF lasts the video's 1.00 s (it lasted
+    /// 1.04 s, its last tick a 4 cs frame of its own), as ffmpeg's does.
+    @Test func aMatroskaClipWhoseAudioRunsOnEndsWithItsLastFrame() throws {
+        let url = Fixture.url("video/audio_longer.mkv")
+        let gif = try GIFConverter(options: GIFOptions()).convert(video: url, to: Fixture.scratchDirectory().appendingPathComponent("a.gif"))
+        #expect(gif.durationCentiseconds == 100, "\(gif.durationCentiseconds) cs")
+        let delays = try GIFDecoder(url: gif.url).remainingDelays()
+        #expect(delays.allSatisfy { $0 >= 10 } && delays.reduce(0, +) == 100, "\(delays)")
+    }
+
     @Test func sameInputGivesTheSameBytes() throws {
         for format in StillImageFormat.allCases {
             var digests: [[Data]] = []

@@ -20,6 +20,9 @@ final class Demuxer {
     /// first frame its decoder gives when the file begins between keyframes (`DecodableStart`);
     /// nil without timestamps.
     let startTime: Int64?
+    /// `info.duration` is the video stream's own (its header's), not only the container's,
+    /// which may run on to the end of another stream.
+    let durationIsTheStreams: Bool
     /// The file could not be rewound after `DecodableStart` read it: the first pass rewinds it.
     let movedAtOpen: Bool
     /// When the file begins between keyframes: the first frame shown, which packets timed
@@ -125,7 +128,8 @@ final class Demuxer {
         // The undecodable lead is not part of the clip (the lengths below count from the first timestamp).
         let lead = firstShown.map { Double($0 - stream.start_time) * timeBase } ?? 0
         var duration: Double? = nil
-        if stream.duration > 0 && stream.duration != ck_av_nopts_value() && timeBase > 0 {
+        durationIsTheStreams = stream.duration > 0 && stream.duration != ck_av_nopts_value() && timeBase > 0
+        if durationIsTheStreams {
             duration = Double(stream.duration) * timeBase
         } else if context.pointee.duration > 0 && context.pointee.duration != ck_av_nopts_value() {
             duration = Double(context.pointee.duration) / Double(AV_TIME_BASE)
@@ -186,6 +190,14 @@ final class Demuxer {
     }
 
     var stream: UnsafeMutablePointer<AVStream> { format.pointee.streams[Int(streamIndex)]! }
+
+    /// The header's length where it is the video's: the stream's own, or the container's when
+    /// it holds no audio. A container's length with audio in it can be where the audio ends
+    /// (Matroska and WebM give their streams none of their own): a clip whose audio ran 40 ms
+    /// past its last frame made a GIF 40 ms longer, its last tick a 4 cs frame of its own.
+    var videoDuration: Double? {
+        durationIsTheStreams || !info.hasAudio ? info.duration : nil
+    }
 
     /// Opens the file again in place of the open context, positioned at its first packet, as
     /// it was opened first: a seek to the beginning goes by the index, and an index that lists

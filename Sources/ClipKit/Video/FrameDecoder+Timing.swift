@@ -27,14 +27,15 @@ extension FrameDecoder {
         // A header that gives the last frame no real duration stops at the last timestamp
         // (frames without durations, Matroska's time base tick as default duration): the last
         // frame then lasts as long as the one before it.
-        if let duration = demuxer.info.duration, duration > lastTime, duration < lastTime + 4 * step,
+        if let duration = demuxer.videoDuration, duration > lastTime, duration < lastTime + 4 * step,
            StreamTiming.isFrameDuration(duration - lastTime, shortestInterval: shortestDelta ?? step) {
             return duration
         }
-        // No duration in the header (an animated PNG, whose frames each carry their delay): the
-        // last frame's own, when it has a real one (the APNG fixture's last frame is shown 400 ms
-        // after frames 100, 200 and 300 ms apart; the interval before it gave 300).
-        if demuxer.info.duration == nil, lastDuration > 0,
+        // No duration of the video's own in the header (an animated PNG, whose frames each carry
+        // their delay; Matroska with audio): the last frame's own, when it has a real one (the
+        // APNG fixture's last frame is shown 400 ms after frames 100, 200 and 300 ms apart; the
+        // interval before it gave 300).
+        if demuxer.videoDuration == nil, lastDuration > 0,
            StreamTiming.isFrameDuration(lastDuration, shortestInterval: shortestDelta ?? step) {
             return lastTime + lastDuration
         }
