@@ -30,6 +30,10 @@ public struct Limits: Sendable, Equatable {
     public var timeout: Double?
     /// When the work on the current input must end; set by `started()`.
     public private(set) var deadline = Deadline.none
+    /// How a decode treats damage (`OutputJob.run`): FFmpeg's frame threads conceal a damaged
+    /// picture differently from run to run, so a decode with several threads that meets damage
+    /// gives up (`ThreadedDecodeDamage`) and the job is done again on one thread.
+    var decoderThreads = DecoderThreads.perCore
 
     public init() {}
 
@@ -162,3 +166,18 @@ final class ByteBudget: Sendable {
         }
     }
 }
+
+/// The threads a decode may use, for output that is the same from run to run.
+enum DecoderThreads: Sendable, Equatable {
+    /// One a core (`FrameReadOptions.threadCount`), damage or not: callers whose result is no
+    /// output file (`info --count-frames`).
+    case perCore
+    /// One a core, giving up at the first damage seen: an output job's first attempt.
+    case perCoreUntilDamage
+    /// One: damage is concealed the same way every time (an output job's second attempt).
+    case one
+}
+
+/// Thrown by a decode on several threads that met damage (`DecoderThreads.perCoreUntilDamage`): the job
+/// decodes again on one thread. Never reaches the user.
+struct ThreadedDecodeDamage: Error {}

@@ -4,7 +4,7 @@
 import Foundation
 import Testing
 import TestSupport
-import ClipKit
+@testable import ClipKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -260,6 +260,28 @@ extension Hostile {
             let line = try #require(try Decoded.jsonLines(run.stdout).first)
             let duration = try #require(line["duration_ms"] as? Int, "\(run.stdout)")
             #expect((700_000...702_000).contains(duration), "duration_ms \(duration)")
+        }
+
+        /// Damage FFmpeg's frame threads conceal differently from run to run (5 different GIFs
+        /// in 6 runs): a decode on several threads gives up at it, and the job is done again on
+        /// one thread, so every run writes the same bytes.
+        @Test func damageGivesTheSameBytesEveryRun() throws {
+            let url = Self.hostile("h264_flipped_64.h264")
+            var read = FrameReadOptions(fps: 10, size: .width(160))
+            read.threadCount = 2
+            read.limits.decoderThreads = .perCoreUntilDamage
+            #expect(throws: ThreadedDecodeDamage.self) {
+                let frames = try VideoReader(url: url).frames(options: read)
+                while try frames.next() != nil {}
+            }
+            let scratch = Fixture.scratchDirectory()
+            var outputs: Set<Data> = []
+            for run in 0..<4 {
+                let gif = try Spawn.clipkit(["gif", url.path, "-o", "g\(run).gif", "-q"], in: scratch)
+                Self.expectBounded(gif, "gif h264_flipped_64.h264", seconds: 20)
+                outputs.insert(try Data(contentsOf: scratch.appendingPathComponent("g\(run).gif")))
+            }
+            #expect(outputs.count == 1, "\(outputs.count) different GIFs in 4 runs")
         }
 
         /// 4000 zero-delay images then one of 1 s: one displayed frame everywhere.

@@ -37,6 +37,9 @@ extension FrameDecoder {
                 guard packet.pointee.stream_index == demuxer.streamIndex else { continue }
                 if options.keyframesOnly && packet.pointee.flags & AV_PKT_FLAG_KEY == 0 { continue }
                 if pass.leading.isLeading(packet.pointee) { continue }
+                // A file that begins between keyframes: the packets before the first frame shown
+                // need a GOP it does not hold (`DecodableStart`), and would only be damage.
+                if let first = demuxer.undecodableBefore, packet.pointee.pts != ck_av_nopts_value(), packet.pointee.pts < first { continue }
                 palette?.pass(packet)
                 skipper?.noteRead(packet.pointee)
                 if options.fps != nil { skipIfUnneeded(packet.pointee, codec: codec) }
@@ -54,7 +57,10 @@ extension FrameDecoder {
                 let sent = avcodec_send_packet(codec, packet)
                 if sent < 0 && sent != ck_averror_eagain() {
                     firstPacketError = firstPacketError ?? ffmpegMessage(sent)
-                    if pass.landing == nil { pass.chainBroken(pushedCount: sequence.pushedCount) }
+                    if pass.landing == nil {
+                        try checkDamage()
+                        pass.chainBroken(pushedCount: sequence.pushedCount)
+                    }
                     continue
                 }
                 try receiveFrames(into: frame, pass: &pass, sequence: &sequence)
@@ -111,7 +117,10 @@ extension FrameDecoder {
                 // A damaged frame: keep what decoded so far, as players do. Before the chain's
                 // first intra picture it is expected (the landing was mid-GOP) and harmless.
                 firstPacketError = firstPacketError ?? ffmpegMessage(status)
-                if pass.landing == nil { pass.chainBroken(pushedCount: sequence.pushedCount) }
+                if pass.landing == nil {
+                    try checkDamage()
+                    pass.chainBroken(pushedCount: sequence.pushedCount)
+                }
                 return
             }
             // Headers can lie: a stream may switch to a larger size mid-way.
@@ -135,6 +144,8 @@ extension FrameDecoder {
                     continue
                 }
                 pass.landing = nil
+            } else if damaged {
+                try checkDamage()
             }
             decoded += 1
             if sequence.pushedCount == 0

@@ -62,8 +62,18 @@ final class FrameDecoder: FrameProducer {
     /// holds pictures of its own, so memory would grow with the core count; half of
     /// `--max-memory` goes to the decoder (reference pictures plus one per thread).
     static func threadCount(info: VideoInfo, options: FrameReadOptions) -> Int {
+        if options.limits.decoderThreads == .one { return 1 }
         let pictures = options.limits.picturesInMemory(of: info.decodedPictureBytes) / 2
         return min(max(options.threadCount, 1), max(1, pictures - 4))
+    }
+
+    /// Gives up a decode on several frame threads at the first damage, when the job does it
+    /// again on one (`DecoderThreads.perCoreUntilDamage`): their concealment differs from run
+    /// to run. Damage expected after a seek's landing (mid-GOP) is not counted by the callers.
+    func checkDamage() throws {
+        guard options.limits.decoderThreads == .perCoreUntilDamage, codec.pointee.thread_count > 1,
+              codec.pointee.active_thread_type & FF_THREAD_FRAME != 0 else { return }
+        throw ThreadedDecodeDamage()
     }
 
     /// The decode loop. Runs until the input ends, the range is done, or the consumer cancels;
