@@ -26,14 +26,15 @@ struct OutputJob: Sendable {
         // it the same way every run (frame threads did not: 4 of 84 damaged fuzz inputs gave
         // GIFs that differed from run to run). What the first attempt wrote is in temp files,
         // gone with it.
-        started.decoderThreads = .perCoreUntilDamage
+        func attempt(_ threads: DecoderThreads) throws -> T {
+            started.decoderThreads = threads
+            return try work(OutputJob(input: input, limits: started, budget: ByteBudget(limit: started.maxOutputBytes, input: input.path),
+                                       stamp: stamp))
+        }
         do {
-            return try work(OutputJob(input: input, limits: started, budget: ByteBudget(limit: started.maxOutputBytes, input: input.path),
-                                       stamp: stamp))
+            return try attempt(.perCoreUntilDamage)
         } catch is ThreadedDecodeDamage {
-            started.decoderThreads = .one
-            return try work(OutputJob(input: input, limits: started, budget: ByteBudget(limit: started.maxOutputBytes, input: input.path),
-                                       stamp: stamp))
+            return try attempt(.one)
         }
     }
 
