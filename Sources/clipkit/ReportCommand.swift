@@ -56,7 +56,7 @@ struct ReportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Most bytes of summary.md (the rest: 'N more in the report').", valueName: "size"))
     var markdownMax: String = "1000000"
 
-    @Option(help: ArgumentHelp("Also write the report as one HTML file (style, script and media inlined; for an artifact uploaded as one file).", valueName: "file"))
+    @Option(help: ArgumentHelp("Also write the report as one HTML file (style, script and media inlined; for an artifact uploaded as one file). An existing file is replaced only when clipkit report wrote it.", valueName: "file"))
     var singleFile: String?
 
     @Option(help: ArgumentHelp("Most media bytes --single-file inlines; beyond that only the posters.", valueName: "size"))
