@@ -48,9 +48,7 @@ enum OutputPlan {
     /// provably wrote. (A `b.gif` of the user's own beside `b.mp4` was replaced by `clipkit gif
     /// b.mp4`; ffmpeg, without `-y`, refuses too.) Devices and missing files pass.
     static func checkReplaceable(_ destination: URL, force: Bool) throws {
-        var info = stat()
-        guard !force, stat(FileSystemPath.cString(destination.path), &info) == 0, info.st_mode & S_IFMT == S_IFREG,
-              !ClipKitOutput.isFile(destination) else { return }
+        guard !force, FileSystemPath.isRegularFile(destination.path), !ClipKitOutput.isFile(destination) else { return }
         throw ClipKitError.outputFailed(path: destination.path, reason: "exists and was not written by clipkit; --force replaces it")
     }
 

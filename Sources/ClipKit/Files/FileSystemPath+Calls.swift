@@ -16,6 +16,13 @@ extension FileSystemPath {
         return exists(path, isDirectory: &directory) && directory
     }
 
+    /// Whether `path` is a regular file, links followed (what an output may replace: not a
+    /// directory, device or pipe).
+    public static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(cString(path), &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+
     /// `mkdir -p`: creates `path` and its missing parents (mode 0777 less the umask); throws
     /// the `errno` of the first that cannot be made, or ENOTDIR when one is a file.
     public static func createDirectories(_ path: String) throws(POSIXError) {

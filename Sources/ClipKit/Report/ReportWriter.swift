@@ -56,8 +56,7 @@ public struct ReportWriter: Sendable {
     /// report did not write (no generator mark in its first 4 KB): it replaced a `page.html` of
     /// the user's own. A missing file, a device or a page it wrote pass.
     static func checkReplaceable(_ single: URL) throws {
-        var info = stat()
-        guard stat(FileSystemPath.cString(single.path), &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
+        guard FileSystemPath.isRegularFile(single.path) else { return }
         let head = FileSystemPath.contentsOfRegularFile(single.path, limit: 4096).map { String(decoding: $0.prefix(4096), as: UTF8.self) } ?? ""
         guard !head.contains(ReportPage.generatorMark) else { return }
         throw ClipKitError.outputFailed(path: single.path, reason: "exists and was not written by clipkit report; remove it or name another file")

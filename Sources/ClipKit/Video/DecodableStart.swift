@@ -36,12 +36,8 @@ enum DecodableStart {
         defer {
             av_packet_free(&packet)
             av_frame_free(&frame)
-            // As `FrameDecoder.seek(to: .beginning)` rewinds such a file: by bytes, else the bytes themselves.
-            rewound = av_seek_frame(format, -1, 0, AVSEEK_FLAG_BYTE) >= 0
-            if !rewound, let io = format.pointee.pb, avio_seek(io, 0, SEEK_SET) >= 0 {
-                avformat_flush(format)
-                rewound = true
-            }
+            // As `FrameDecoder.seek(to: .beginning)` rewinds such a file.
+            rewound = Demuxer.rewindBytes(format)
         }
         guard let packet, let frame else { return nil }
         var context: CodecContext?

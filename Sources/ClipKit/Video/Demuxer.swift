@@ -191,6 +191,16 @@ final class Demuxer {
 
     var stream: UnsafeMutablePointer<AVStream> { format.pointee.streams[Int(streamIndex)]! }
 
+    /// Rewinds `format` to its first byte for a file whose beginning is byte 0 (MPEG-TS/PS, raw
+    /// streams): a byte seek, else the bytes themselves with the demuxer's buffers emptied (a
+    /// raw stream without timestamps or index may refuse the seek). False when neither works.
+    static func rewindBytes(_ format: UnsafeMutablePointer<AVFormatContext>, seekFirst: Bool = true) -> Bool {
+        if seekFirst && av_seek_frame(format, -1, 0, AVSEEK_FLAG_BYTE) >= 0 { return true }
+        guard let io = format.pointee.pb, avio_seek(io, 0, SEEK_SET) >= 0 else { return false }
+        avformat_flush(format)
+        return true
+    }
+
     /// The header's length where it is the video's: the stream's own, or the container's when
     /// it holds no audio. A container's length with audio in it can be where the audio ends
     /// (Matroska and WebM give their streams none of their own): a clip whose audio ran 40 ms

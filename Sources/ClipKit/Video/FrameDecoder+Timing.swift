@@ -88,9 +88,8 @@ extension FrameDecoder {
                 && avformat_seek_file(format, demuxer.streamIndex, Int64.min, origin, origin, 0) < 0
                 && av_seek_frame(format, demuxer.streamIndex, origin, AVSEEK_FLAG_BACKWARD | AVSEEK_FLAG_ANY) < 0 {
                 // A raw stream without timestamps or index may refuse both: rewind the bytes
-                // themselves (the demuxer's buffers emptied), as reopening the file would.
-                guard let io = format.pointee.pb, avio_seek(io, 0, SEEK_SET) >= 0 else { return false }
-                avformat_flush(format)
+                // themselves, as reopening the file would.
+                guard Demuxer.rewindBytes(format, seekFirst: false) else { return false }
             }
         case .before(let seconds):
             demuxerMoved = true
