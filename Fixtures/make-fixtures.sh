@@ -267,6 +267,18 @@ size=$(stat -c %s "$tmp/counter25.ts")
 tail -c +$(( (size / 3 / 188) * 188 + 1 )) "$tmp/counter25.ts" > "$out/ts_midgop.ts"
 say ts_midgop.ts "H.264 64x48 25 fps in MPEG-TS, begins mid-GOP"
 
+# 29d2. ts_joined.ts: the same 4 s as three MPEG-TS files joined with cat, as recordings are: counter
+#      0-39, then 40-69 timed from 5000 s (a clock that jumped ahead), then 70-99 timed from the
+#      start again (a second file). ffmpeg makes such times continuous (MPEG-TS may jump): a 4.0 s
+#      clip, tick i at 10 fps showing counter 2.5 i.
+for part in "0 1.6 0" "1.6 1.2 5000" "2.8 1.2 0"; do
+    set -- $part
+    "${FF[@]}" -ss "$1" -t "$2" -i "$tmp/counter25.mp4" "${X264[@]}" -crf 10 -bf 2 -g 50 -output_ts_offset "$3" \
+        "${BITEXACT[@]}" -f mpegts "$tmp/part_$1.ts"
+done
+cat "$tmp/part_0.ts" "$tmp/part_1.6.ts" "$tmp/part_2.8.ts" > "$out/ts_joined.ts"
+say ts_joined.ts "H.264 64x48 25 fps, three MPEG-TS joined: jumps ahead, then back"
+
 # 29e. audio_longer.mkv: 1 s of testsrc2 at 25 fps (64x48) with 1.04 s of audio: Matroska gives its
 #      streams no length of their own, and the container's runs to where the audio ends.
 "${FF[@]}" -f lavfi -i "testsrc2=size=64x48:rate=25:duration=1" -f lavfi -i "sine=frequency=440:duration=1.04:sample_rate=8000" \

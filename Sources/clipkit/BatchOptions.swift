@@ -10,7 +10,7 @@ struct BatchOptions: ParsableArguments {
     @Flag(help: "In directories, follow links to sub-directories and to files outside the directory given (each file is still taken once).")
     var followLinks = false
 
-    @Option(help: ArgumentHelp("Inputs processed at once. Default: the number of cores.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Inputs processed at once. Default: the number of cores.", valueName: "n"))
     var jobs: Int?
 
     @Flag(help: "Print one JSON object per input on stdout (schema, input, outputs, status, error, reason, shard, frames, duration_ms, width, height, bytes, seconds).")

@@ -29,7 +29,7 @@ struct ExplodeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Frames to write, counting from 0, e.g. 0,5-9. Default all.", valueName: "list"))
     var frames: String?
 
-    @Option(help: ArgumentHelp("Sample a video at this many frames per second (default: every frame). Not for GIFs.", valueName: "F"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Sample a video at this many frames per second (default: every frame). Not for GIFs.", valueName: "F"))
     var fps: Double?
 
     @OptionGroup var batch: BatchOptions

@@ -44,37 +44,37 @@ struct GIFCommand: ParsableCommand {
     @Flag(help: "WebP: lossless instead of lossy.")
     var lossless = false
 
-    @Option(help: ArgumentHelp("MP4: x264's constant rate factor, 0 (lossless) to 51; lower is better and larger. Default 23.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("MP4: x264's constant rate factor, 0 (lossless) to 51; lower is better and larger. Default 23.", valueName: "n"))
     var crf: Double?
 
-    @Option(help: "Frames per second, chosen by timestamp (at most 50). Default 10; a GIF input, or an animated PNG of frames of 2 cs or more (without --start, --duration, --end or --speed over 1), keeps its own frames and delays.")
+    @Option(parsing: .unconditional, help: "Frames per second, chosen by timestamp (at most 50). Default 10; a GIF input, or an animated PNG of frames of 2 cs or more (without --start, --duration, --end or --speed over 1), keeps its own frames and delays.")
     var fps: Double?
 
-    @Option(help: ArgumentHelp("Delay of each image frame in centiseconds (PNG and JPEG frames only).", valueName: "cs"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Delay of each image frame in centiseconds (PNG and JPEG frames only).", valueName: "cs"))
     var delay: Int?
 
     @Option(help: ArgumentHelp("Bounding box WxH keeping aspect, or 0 for the source size.", valueName: "WxH"))
     var size: String?
 
-    @Option(help: "Width in pixels, height from the aspect ratio. Default: the source width up to 480 (image frames and a frames.json keep their size).")
+    @Option(parsing: .unconditional, help: "Width in pixels, height from the aspect ratio. Default: the source width up to 480 (image frames and a frames.json keep their size).")
     var width: Int?
 
-    @Option(help: "Height in pixels, width from the aspect ratio.")
+    @Option(parsing: .unconditional, help: "Height in pixels, width from the aspect ratio.")
     var height: Int?
 
-    @Option(help: ArgumentHelp("Start at this time: seconds (2.5) or [hh:]mm:ss[.ms].", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Start at this time: seconds (2.5) or [hh:]mm:ss[.ms].", valueName: "time"))
     var start: String?
 
-    @Option(help: ArgumentHelp("Length of the GIF in source time.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Length of the GIF in source time.", valueName: "time"))
     var duration: String?
 
-    @Option(help: ArgumentHelp("End at this source time (instead of --duration).", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("End at this source time (instead of --duration).", valueName: "time"))
     var end: String?
 
-    @Option(help: "Playback speed: 2 plays twice as fast (drops frames rather than write delays under 2 cs).")
+    @Option(parsing: .unconditional, help: "Playback speed: 2 plays twice as fast (drops frames rather than write delays under 2 cs).")
     var speed: Double = 1
 
-    @Option(help: ArgumentHelp("Colours per palette, 2 to 256 (default 256). A power of two from 8 up is the table's size, the transparent entry included as ffmpeg's palettegen counts it: a frame drawn over the last has one colour fewer, so 128 keeps a table of 128 entries, not 256.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Colours per palette, 2 to 256 (default 256). A power of two from 8 up is the table's size, the transparent entry included as ffmpeg's palettegen counts it: a frame drawn over the last has one colour fewer, so 128 keeps a table of 128 entries, not 256.", valueName: "n"))
     var colors: Int?
 
     @Option(help: ArgumentHelp("Dithering: floyd-steinberg (the default), sierra, bayer (ordered, smaller files, no crawling) or none.", valueName: "mode"))
@@ -83,28 +83,28 @@ struct GIFCommand: ParsableCommand {
     @Option(help: ArgumentHelp("auto (the default: per-frame, but on small pictures, where a frame's own colour table would be a quarter of its bytes or more, up to 4,608 pixels with 256 colours such as 64x64, one palette for the clip, made from the frames held in memory; and a GIF input at its own size whose images all read one colour table, or whose frames show at most 255 colours in all, one palette as with global; neither with --max-bytes), per-frame (each frame its own best colours) or global (one palette for the clip, from a first decoding pass).", valueName: "kind"))
     var palette: String = PaletteMode.auto.rawValue
 
-    @Option(help: ArgumentHelp("Colour change below which a pixel counts as unchanged between frames (0 = exact; larger = smaller files). A changed pixel may also keep what is already shown where that is about as close to it as a fresh colour (within 60, never more than this; under --lossy, at least as close). Default \(GIFOptions().changeThreshold); 0 for a GIF input (drawn exactly) without --quality or --max-bytes.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Colour change below which a pixel counts as unchanged between frames (0 = exact; larger = smaller files). A changed pixel may also keep what is already shown where that is about as close to it as a fresh colour (within 60, never more than this; under --lossy, at least as close). Default \(GIFOptions().changeThreshold); 0 for a GIF input (drawn exactly) without --quality or --max-bytes.", valueName: "n"))
     var threshold: Int?
 
-    @Option(help: ArgumentHelp("Lossy LZW compression, 0 (off, exact; the default) to 1000: higher gives smaller files with more noise; 20 to 80 is a good range. Given with --max-bytes (even 0), it stays.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Lossy LZW compression, 0 (off, exact; the default) to 1000: higher gives smaller files with more noise; 20 to 80 is a good range. Given with --max-bytes (even 0), it stays.", valueName: "n"))
     var lossy: Int?
 
-    @Option(help: ArgumentHelp("Stop adding colours to a frame's palette once it is this close to the frame's pixels (mean squared RGB distance, weighted 3:4:2), up to --colors: frames that need fewer colours (flat screen content) get fewer, which saves bytes. 0 (the default) always takes --colors; --quality sets 0 at 100, 30 at 95, 60 at 90, rising as the level falls (90 at 75, 100 at 50, 200 from 25 down). A frame whose colours all fit stays exact.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop adding colours to a frame's palette once it is this close to the frame's pixels (mean squared RGB distance, weighted 3:4:2), up to --colors: frames that need fewer colours (flat screen content) get fewer, which saves bytes. 0 (the default) always takes --colors; --quality sets 0 at 100, 30 at 95, 60 at 90, rising as the level falls (90 at 75, 100 at 50, 200 from 25 down). A frame whose colours all fit stays exact.", valueName: "n"))
     var paletteError: Int?
 
-    @Option(help: ArgumentHelp("One knob for size against fidelity, 1-100: sets --colors, --threshold, --lossy and --palette-error (Floyd-Steinberg dithering stays on) along the bytes/SSIMULACRA2 frontier measured on natural clips (options given explicitly win). 100 draws every change exactly (threshold 0, no lossy): the largest and best; the default output (no --quality) is not on the scale. Below 90 colours fall as lossy rises (192 colours and lossy 80 at 75, 128 and 135 at 50); the threshold stays near 0 down to 50, then rises (20 at 40, 60 at 25, 2000 at 1). WebP: its lossy quality (default 80).", valueName: "q"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("One knob for size against fidelity, 1-100: sets --colors, --threshold, --lossy and --palette-error (Floyd-Steinberg dithering stays on) along the bytes/SSIMULACRA2 frontier measured on natural clips (options given explicitly win). 100 draws every change exactly (threshold 0, no lossy): the largest and best; the default output (no --quality) is not on the scale. Below 90 colours fall as lossy rises (192 colours and lossy 80 at 75, 128 and 135 at 50); the threshold stays near 0 down to 50, then rises (20 at 40, 60 at 25, 2000 at 1). WebP: its lossy quality (default 80).", valueName: "q"))
     var quality: Int?
 
-    @Option(help: ArgumentHelp("Largest GIF wanted: bytes, or with a unit (500KB, 5MB, 2MiB). The highest --quality level that fits is written (from --quality, else 100, down to 80; passes stop as soon as their size is known), below that a narrower picture at 80 (an odd width: libswscale gives those full-resolution chroma), and at the narrowest (16 px) the levels under 80; --colors, --threshold, --lossy or --palette-error given stay. A level a little over the limit writes its later frames with more lossy LZW (up to 1.5x its own, reported as lossy_max) to land under it, one a little under with less (down to its own over 1.5, lossy_min) to land nearer it, instead of taking another pass. Never larger. The first pass (or the decode of a WebP/MP4 beside it) keeps the decoded video (up to --max-memory/5, at most 192 MiB) for the passes to scale again.", valueName: "size"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Largest GIF wanted: bytes, or with a unit (500KB, 5MB, 2MiB). The highest --quality level that fits is written (from --quality, else 100, down to 80; passes stop as soon as their size is known), below that a narrower picture at 80 (an odd width: libswscale gives those full-resolution chroma), and at the narrowest (16 px) the levels under 80; --colors, --threshold, --lossy or --palette-error given stay. A level a little over the limit writes its later frames with more lossy LZW (up to 1.5x its own, reported as lossy_max) to land under it, one a little under with less (down to its own over 1.5, lossy_min) to land nearer it, instead of taking another pass. Never larger. The first pass (or the decode of a WebP/MP4 beside it) keeps the decoded video (up to --max-memory/5, at most 192 MiB) for the passes to scale again.", valueName: "size"))
     var maxBytes: String?
 
-    @Option(help: ArgumentHelp("Lowest quality accepted, in SSIMULACRA2 points 0-100 (90 visually lossless, 70 high, 50 medium, 30 low; the mean measured by --measure): a GIF measured below it is not written (exit 1); with --max-bytes, a smaller picture is tried first. Default 30 with --max-bytes (none with --no-measure), else none. Values up to 1 (an SSIM) are refused.", valueName: "points"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Lowest quality accepted, in SSIMULACRA2 points 0-100 (90 visually lossless, 70 high, 50 medium, 30 low; the mean measured by --measure): a GIF measured below it is not written (exit 1); with --max-bytes, a smaller picture is tried first. Default 30 with --max-bytes (none with --no-measure), else none. Values up to 1 (an SSIM) are refused.", valueName: "points"))
     var minQuality: Double?
 
     @Flag(inversion: .prefixedNo, help: "Measure the GIF while writing it, what a viewer sees against the source frame: luma SSIM at every output tick, SSIMULACRA2 (colour-aware, 0-100; mean and 5th percentile) at up to 2 ticks a second (the first and last always; a GIF over 1920x1080 box-averaged to fit), and the duration error, in --json and the summary line. On by default with --quality, --max-bytes or --min-quality.")
     var measure: Bool?
 
-    @Option(help: "Loop count N written to the NETSCAPE2.0 extension: 0 loops forever; N plays N+1 times.")
+    @Option(parsing: .unconditional, help: "Loop count N written to the NETSCAPE2.0 extension: 0 loops forever; N plays N+1 times.")
     var loop: Int?
 
     @Flag(help: "Write no loop extension: the GIF plays once.")

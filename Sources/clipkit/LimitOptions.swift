@@ -3,25 +3,25 @@ import ArgumentParser
 import ClipKit
 
 struct LimitOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Largest canvas or video frame accepted, in pixels (checked before decoding).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Largest canvas or video frame accepted, in pixels (checked before decoding).", valueName: "n"))
     var maxPixels: Int = Limits().maxPixels
 
-    @Option(help: ArgumentHelp("Most pixels the images of one GIF may declare together (decompression bombs), checked before decoding.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Most pixels the images of one GIF may declare together (decompression bombs), checked before decoding.", valueName: "n"))
     var maxDecodedPixels: Int = Limits().maxDecodedPixels
 
-    @Option(help: ArgumentHelp("Most frames written for one input.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Most frames written for one input.", valueName: "n"))
     var maxFrames: Int = Limits().maxFrames
 
-    @Option(help: ArgumentHelp("Longest stretch of a clip converted, in seconds.", valueName: "s"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Longest stretch of a clip converted, in seconds.", valueName: "s"))
     var maxDuration: Double = Limits().maxDuration
 
-    @Option(help: ArgumentHelp("Largest output for one input, in bytes.", valueName: "bytes"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Largest output for one input, in bytes.", valueName: "bytes"))
     var maxOutput: Int = Limits().maxOutputBytes
 
-    @Option(help: ArgumentHelp("Memory one input's pictures may take, in bytes (queues shrink for large frames; work that cannot fit is refused).", valueName: "bytes"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Memory one input's pictures may take, in bytes (queues shrink for large frames; work that cannot fit is refused).", valueName: "bytes"))
     var maxMemory: Int = Limits().maxMemory
 
-    @Option(help: ArgumentHelp("Give up on an input after this many seconds (the others go on).", valueName: "s"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Give up on an input after this many seconds (the others go on).", valueName: "s"))
     var timeout: Double?
 
     func validate() throws {

@@ -44,25 +44,25 @@ struct StoryboardCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Output directory (one input named here), or the directory to put NAME.storyboard/ in (several inputs or a directory input; created if missing). Default ./NAME.storyboard/.", valueName: "dir"))
     var output: String?
 
-    @Option(help: ArgumentHelp("Seconds between tiles: seconds (2.5) or [hh:]mm:ss[.ms], at least 0.001. Default: whole seconds, as few as give at most 100 tiles.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds between tiles: seconds (2.5) or [hh:]mm:ss[.ms], at least 0.001. Default: whole seconds, as few as give at most 100 tiles.", valueName: "time"))
     var interval: String?
 
-    @Option(help: ArgumentHelp("Number of tiles, evenly spread over the clip (instead of --interval).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Number of tiles, evenly spread over the clip (instead of --interval).", valueName: "n"))
     var count: Int?
 
     @Option(help: ArgumentHelp("Tile size: a width (height from the display aspect ratio) or a WxH box the tile fits in keeping aspect. Default 160.", valueName: "W|WxH"))
     var tile: String?
 
-    @Option(help: ArgumentHelp("Tiles per row of a sheet.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Tiles per row of a sheet.", valueName: "n"))
     var columns: Int = StoryboardOptions().columns
 
-    @Option(help: ArgumentHelp("Most tiles on one sheet; more go on further sheets. Fewer rows go on a sheet that would be taller than the format allows (jpg 65535, webp 16383 pixels).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Most tiles on one sheet; more go on further sheets. Fewer rows go on a sheet that would be taller than the format allows (jpg 65535, webp 16383 pixels).", valueName: "n"))
     var maxSheet: Int = StoryboardOptions().tilesPerSheet
 
     @Option(help: ArgumentHelp("Sheet format: jpg (libavcodec's mjpeg), webp (libavcodec's libwebp) or png.", valueName: "format"))
     var format: String = StillImageFormat.jpeg.rawValue
 
-    @Option(help: ArgumentHelp("JPEG and WebP quality, 1 (smallest) to 100 (best).", valueName: "q"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("JPEG and WebP quality, 1 (smallest) to 100 (best).", valueName: "q"))
     var quality: Int = StoryboardOptions().quality
 
     @Flag(help: "Decode keyframes only and show the keyframe nearest each tile's time: much faster on long videos, tiles up to half a keyframe interval off.")

@@ -38,31 +38,31 @@ struct ThumbCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output file (one input), or directory (several inputs, a directory input, a name ending with /, or an existing directory; created if missing). -o - writes the one PNG to standard output.")
     var output: String?
 
-    @Option(help: ArgumentHelp("Frame to take: seconds (2.5), [hh:]mm:ss[.ms], or a percentage of the duration (10%; of the frames there are when they end before the duration the header states). Frame-accurate.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Frame to take: seconds (2.5), [hh:]mm:ss[.ms], or a percentage of the duration (10%; of the frames there are when they end before the duration the header states). Frame-accurate.", valueName: "time"))
     var at: String?
 
     @Option(help: ArgumentHelp("Bounding box WxH keeping aspect, or 0 for the original size. Default 320x320.", valueName: "WxH"))
     var size: String?
 
-    @Option(help: "Width in pixels; height keeps the aspect ratio.")
+    @Option(parsing: .unconditional, help: "Width in pixels; height keeps the aspect ratio.")
     var width: Int?
 
-    @Option(help: "Height in pixels; width keeps the aspect ratio.")
+    @Option(parsing: .unconditional, help: "Height in pixels; width keeps the aspect ratio.")
     var height: Int?
 
     @Flag(help: "Take the first frame that is not almost uniformly black or white (fades, leaders).")
     var skipBlack = false
 
-    @Option(help: ArgumentHelp("How far --skip-black looks, in seconds.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How far --skip-black looks, in seconds.", valueName: "seconds"))
     var skipBlackWithin: Double = 10
 
     @Option(help: ArgumentHelp("first: the frame at --at (the first frame by default). best: the frame that scores best as a poster (not blank, sharp, detailed, away from cuts and fades); cannot be combined with --at.", valueName: "first|best"))
     var pick: String = ThumbnailPick.first.rawValue
 
-    @Option(help: ArgumentHelp("With --pick best: write N distinct posters, NAME-1.png (best) to NAME-N.png, spread across the clip (1-\(ThumbnailOptions.maxCount)).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --pick best: write N distinct posters, NAME-1.png (best) to NAME-N.png, spread across the clip (1-\(ThumbnailOptions.maxCount)).", valueName: "N"))
     var count: Int?
 
-    @Option(help: ArgumentHelp("With --pick best: look only at the first SECONDS (seconds or [hh:]mm:ss[.ms]).", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --pick best: look only at the first SECONDS (seconds or [hh:]mm:ss[.ms]).", valueName: "seconds"))
     var within: String?
 
     @OptionGroup var batch: BatchOptions
@@ -74,12 +74,11 @@ struct ThumbCommand: ParsableCommand {
         options.limits = limits.limits
         options.size = try FrameSize.from(size: size, width: width, height: height, fallback: .fit(width: 320, height: 320))
         if let at { options.position = try ClipTime.position(at, option: "--at") }
-        if skipBlack {
-            guard skipBlackWithin > 0 else {
-                throw ClipKitError.invalidOption(name: "--skip-black-within", reason: "must be more than 0 seconds")
-            }
-            options.skipBlankWithin = skipBlackWithin
+        // Checked whether or not --skip-black is given: a bad value is a mistake either way.
+        guard skipBlackWithin > 0, skipBlackWithin.isFinite else {
+            throw ClipKitError.invalidOption(name: "--skip-black-within", reason: "must be more than 0 seconds, got \(skipBlackWithin)")
         }
+        if skipBlack { options.skipBlankWithin = skipBlackWithin }
         guard let pick = ThumbnailPick(rawValue: pick) else {
             throw ClipKitError.invalidOption(name: "--pick", reason: "'\(pick)' is not one of \(ThumbnailPick.allCases.map(\.rawValue).joined(separator: ", "))")
         }

@@ -23,6 +23,11 @@ if let now = getenv("LD_BIND_NOW"), now.pointee != 0 {
     execv("/proc/self/exe", CommandLine.unsafeArgv)
 }
 
+// No command at all is bad usage (as git and ffmpeg treat it): the help, on standard error, exit 2.
+if CommandLine.argc < 2 {
+    FileHandle.standardError.write(Data((Clipkit.helpMessage() + "\n").utf8))
+    Foundation.exit(2)
+}
 let signalSources = Signals.installCleanup()
 defer { withExtendedLifetime(signalSources) {} }
 // From the raw argv: CommandLine.arguments replaces bytes that are not UTF-8 (a file name) with U+FFFD.

@@ -89,7 +89,8 @@ import TestSupport
     @Test func refusesBadValuesWithClearMessages() throws {
         let dir = Fixture.scratchDirectory()
         let counter = Fixture.url("video/counter.mp4").path
-        for (arguments, needle) in [(["--fps", "0"], "--fps"), (["--fps", "60"], "at most 50"), (["--fps", "-3"], "--fps"),
+        for (arguments, needle) in [(["--fps", "0"], "--fps"), (["--fps", "60"], "at most 50"), (["--fps", "-3"], "got -3.0"),
+                                    (["--quality", "-5"], "got -5"), (["--start", "-1"], "'-1' is not a time"), (["--lossy", "-1"], "got -1"),
                                     (["--colors", "1"], "--colors"), (["--dither", "fancy"], "--dither"),
                                     (["--loop", "2", "--no-loop"], "--no-loop"), (["--start", "abc"], "--start"),
                                     (["--duration", "1", "--end", "2"], "--duration"), (["--delay", "5"], "--delay")] {
@@ -97,6 +98,12 @@ import TestSupport
             #expect(result.status == 2, "\(arguments)")
             #expect(result.stderr.contains(needle), "\(arguments): \(result.stderr)")
         }
+        // A negative number is an option's value (as ffmpeg reads it), not a missing one.
+        let thumb = try CLI.run(["thumb", counter, "--at", "-2", "--skip-black-within", "-1"], in: dir)
+        #expect(thumb.status == 2 && thumb.stderr.contains("'-2' is not a time") && !thumb.stderr.contains("Missing"), "\(thumb.stderr)")
+        // No command: bad usage, the help on standard error.
+        let bare = try CLI.run([], in: dir)
+        #expect(bare.status == 2 && bare.stdout.isEmpty && bare.stderr.contains("SUBCOMMANDS"), "\(bare.stderr)")
         let late = try CLI.run(["gif", counter, "--start", "9"], in: dir)
         #expect(late.status == 1)
         #expect(late.stderr.contains("duration 4.000s"))

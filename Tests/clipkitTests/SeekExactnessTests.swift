@@ -159,6 +159,37 @@ struct ReferenceDecode {
         #expect(try VideoReader(url: Fixture.url("video/seek_midgop_hevc.ts")).info.duration.map { abs($0 - 12) < 0.001 } == true)
     }
 
+    /// Three MPEG-TS files joined with cat, timed 1.4 s, 5001.4 s and 1.4 s again: the times
+    /// are made continuous as ffmpeg makes them, for every product (they were a 5,001 s clip
+    /// whose GIF held one frame for 83 minutes, and a second copy of a file was dropped as late).
+    @Test func aTransportStreamJoinedFromPartsPlaysThemInTurn() throws {
+        let url = Fixture.url("video/ts_joined.ts")
+        #expect(try VideoReader(url: url).info.duration.map { abs($0 - 4) < 0.001 } == true)
+        let scratch = Fixture.scratchDirectory()
+        let gif = try CLI.run(["gif", url.path, "-o", "g.gif", "-q"], in: scratch)
+        #expect(gif.status == 0, "\(gif.stderr)")
+        let decoded = try Decoded.gif(scratch.appendingPathComponent("g.gif"), keep: 40)
+        #expect(decoded.delays == Array(repeating: 10, count: 40), "\(decoded.delays)")
+        // Tick i (at i/10 s) shows counter 2.5 i, across both joins.
+        #expect(decoded.canvases.map(Self.counter) == (0..<40).map { $0 * 5 / 2 }, "\(decoded.canvases.map(Self.counter))")
+        // Times inside each part are found (by decoding from the beginning: the file is not sought by timestamp).
+        for (at, counter) in [("1.6", 40), ("2.8", 70), ("3.5", 87), ("50%", 50), ("3.96", 99)] {
+            let thumb = try CLI.run(["thumb", "--at", at, url.path, "-o", "t.png", "--force"], in: scratch)
+            #expect(thumb.status == 0 && thumb.stderr.isEmpty, "\(at): \(thumb.stderr)")
+            #expect(try Self.counter(PNGReader.read(scratch.appendingPathComponent("t.png"))) == counter, "--at \(at)")
+        }
+        let cut = try CLI.run(["gif", url.path, "--start", "2.5", "--duration", "1", "-o", "cut.gif", "-q"], in: scratch)
+        #expect(cut.status == 0, "\(cut.stderr)")
+        let part = try Decoded.gif(scratch.appendingPathComponent("cut.gif"), keep: 10)
+        #expect(part.canvases.map(Self.counter) == (25..<35).map { $0 * 5 / 2 }, "\(part.canvases.map(Self.counter))")
+        var options = FrameReadOptions(fps: 2, size: .original)
+        options.skipsBetweenTicks = true
+        let frames = try VideoReader(url: url).frames(options: options)
+        var tiles: [Int] = []
+        while let frame = try frames.next() { tiles.append(Self.counter(frame.image)) }
+        #expect(tiles == [0, 12, 25, 37, 50, 62, 75, 87], "\(tiles)")
+    }
+
     /// The counter fixture's frame number (R = 8 + 16*(n%16), G = 8 + 16*(n/16)).
     static func counter(_ image: RGBAImage) -> Int {
         let p = image.pixel(x: image.width / 2, y: image.height / 2)

@@ -23,6 +23,12 @@ final class Demuxer {
     /// `info.duration` is the video stream's own (its header's), not only the container's,
     /// which may run on to the end of another stream.
     let durationIsTheStreams: Bool
+    /// The video stream's timestamps jump (MPEG-TS/PS joined from parts: `TimestampJumps`):
+    /// its length is the continuous times', and it is not sought by timestamp.
+    let timestampsJump: Bool
+    /// Makes the timestamps of the video packets `read(_:)` gives continuous, in the formats
+    /// whose timestamps may jump; restarted with every rewind or seek.
+    var jumps: TimestampJumps?
     /// The file could not be rewound after `DecodableStart` read it: the first pass rewinds it.
     let movedAtOpen: Bool
     /// When the file begins between keyframes: the first frame shown, which packets timed
@@ -122,21 +128,36 @@ final class Demuxer {
         var rewound = true
         let firstShown = DecodableStart.find(format: context, index: index, decoder: chosenDecoder, start: stream.start_time,
                                              deadline: deadline, path: path, rewound: &rewound)
+        // Formats whose timestamps may jump are read whole once: only then are the clip's length
+        // and whether it may be sought by timestamp known.
+        let frameRate = Demuxer.plausibleRate(stream.avg_frame_rate) ?? Demuxer.plausibleRate(stream.r_frame_rate)
+        var jumpScan: TimestampJumps.Scan?
+        if TimestampJumps.applies(to: context.pointee.iformat.pointee) {
+            jumps = TimestampJumps(timeBase: timeBase, frameRate: frameRate)
+            if rewound, stream.start_time != ck_av_nopts_value() {
+                jumpScan = TimestampJumps.scan(format: context, index: index, frameRate: frameRate, deadline: deadline)
+                rewound = Demuxer.rewindBytes(context)
+            }
+        }
+        timestampsJump = jumpScan != nil
         movedAtOpen = !rewound
         undecodableBefore = firstShown
         startTime = firstShown ?? (stream.start_time == ck_av_nopts_value() ? nil : stream.start_time)
         // The undecodable lead is not part of the clip (the lengths below count from the first timestamp).
         let lead = firstShown.map { Double($0 - stream.start_time) * timeBase } ?? 0
         var duration: Double? = nil
-        durationIsTheStreams = stream.duration > 0 && stream.duration != ck_av_nopts_value() && timeBase > 0
-        if durationIsTheStreams {
+        durationIsTheStreams = (stream.duration > 0 && stream.duration != ck_av_nopts_value() && timeBase > 0) || jumpScan != nil
+        if let jumpScan {
+            // From the first frame shown to where the last ends, in continuous time.
+            duration = Double(jumpScan.end - (firstShown ?? stream.start_time)) * timeBase
+        } else if durationIsTheStreams {
             duration = Double(stream.duration) * timeBase
         } else if context.pointee.duration > 0 && context.pointee.duration != ck_av_nopts_value() {
             duration = Double(context.pointee.duration) / Double(AV_TIME_BASE)
             duration = duration.map { Demuxer.length(ofSegmentDuration: $0, format: context.pointee) }
         }
         if let header = duration, Demuxer.isOpenEndedDuration(header) { duration = nil }
-        if let header = duration, lead > 0 { duration = max(header - lead, 0) }
+        if let header = duration, lead > 0, jumpScan == nil { duration = max(header - lead, 0) }
         if isCoverArt { duration = nil }
         var whole: Double?
         if context.pointee.duration > 0 && context.pointee.duration != ck_av_nopts_value() {
@@ -144,6 +165,8 @@ final class Demuxer {
             if let value = whole, Demuxer.isOpenEndedDuration(value) { whole = nil }
             if let value = whole, lead > 0 { whole = max(value - lead, 0) }
         }
+        // The container's length runs from the first timestamp to the last, across the jumps.
+        if jumpScan != nil { whole = duration }
         containerDuration = whole
         var aspect = av_guess_sample_aspect_ratio(context, context.pointee.streams[Int(index)], nil)
         if aspect.num <= 0 || aspect.den <= 0 || Double(aspect.num) / Double(aspect.den) > 100 || Double(aspect.num) / Double(aspect.den) < 0.01 {
@@ -175,7 +198,7 @@ final class Demuxer {
             codedWidth: Int(parameters.width), codedHeight: Int(parameters.height),
             sampleAspectRatio: (Int(aspect.num), Int(aspect.den)),
             rotation: rotation, duration: duration,
-            frameRate: Demuxer.plausibleRate(stream.avg_frame_rate) ?? Demuxer.plausibleRate(stream.r_frame_rate),
+            frameRate: frameRate,
             pixelFormat: formatName, bitDepth: bitDepth,
             frameCount: stream.nb_frames > 0 ? Int(stream.nb_frames) : nil,
             hasAudio: hasAudio, hasAlpha: hasAlpha,

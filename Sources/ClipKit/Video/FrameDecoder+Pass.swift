@@ -31,7 +31,7 @@ extension FrameDecoder {
                     pass.relocation = skipper?.jump(to: tick)
                 }
                 if pass.relocation != nil { try relocate(&pass) }
-                let status = av_read_frame(demuxer.format, packet)
+                let status = demuxer.read(packet)
                 if status < 0 { break }  // end of file, or a truncated one: decode what we have
                 defer { av_packet_unref(packet) }
                 guard packet.pointee.stream_index == demuxer.streamIndex else { continue }

@@ -93,7 +93,8 @@ extension FrameDecoder {
             }
         case .before(let seconds):
             demuxerMoved = true
-            guard timeBase > 0 else { return false }
+            // Timestamps that jump (MPEG-TS joined from parts) say nothing of where a time is.
+            guard timeBase > 0, !demuxer.timestampsJump else { return false }
             let ticks = seconds / timeBase
             // A start beyond any timestamp cannot be sought to; decoding then finds it past the end.
             guard ticks < 4e18 else { return false }
@@ -102,6 +103,7 @@ extension FrameDecoder {
             try demuxer.reopen()
         }
         avcodec_flush_buffers(codec)
+        demuxer.restartTimestamps()
         palette?.seeked()
         laterTimestamps = RecentTimestamps()
         return true

@@ -52,7 +52,6 @@ public struct StreamTiming: Sendable, Equatable {
     /// Reads every packet of the video stream of `url` (no decoding), within `limits`' deadline.
     public static func measure(_ url: URL, limits: Limits = Limits()) throws -> StreamTiming {
         let demuxer = try Demuxer(url: url, maxPixels: limits.maxPixels, maxMemory: limits.maxMemory, deadline: limits.deadline)
-        let format = demuxer.format
         var packet = av_packet_alloc()
         defer { av_packet_free(&packet) }
         guard let packet else { throw ClipKitError.internalFailure(path: url.path, reason: "out of memory") }
@@ -74,7 +73,7 @@ public struct StreamTiming: Sendable, Equatable {
         }
         var presentation = Stamps(), decode = Stamps()
         var count = 0
-        while av_read_frame(format, packet) >= 0 {
+        while demuxer.read(packet) >= 0 {
             try limits.checkDeadline(url.path)
             defer { av_packet_unref(packet) }
             guard packet.pointee.stream_index == demuxer.streamIndex else { continue }
