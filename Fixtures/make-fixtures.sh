@@ -278,6 +278,11 @@ for part in "0 1.6 0" "1.6 1.2 5000" "2.8 1.2 0"; do
 done
 cat "$tmp/part_0.ts" "$tmp/part_1.6.ts" "$tmp/part_2.8.ts" > "$out/ts_joined.ts"
 say ts_joined.ts "H.264 64x48 25 fps, three MPEG-TS joined: jumps ahead, then back"
+# 29d3. avi_h264_bframes.avi: the same 4 s as H.264 with 3 B-frames in AVI, which times packets only
+#      by their place (decode order): the decoder's own times run 2 pictures late and the last two
+#      have none; clipkit gives the pictures the decode times in turn: tick i shows counter 2.5 i.
+"${FF[@]}" -i "$tmp/counter25.mp4" "${X264[@]}" -crf 10 -bf 3 -g 50 "${BITEXACT[@]}" "$out/avi_h264_bframes.avi"
+say avi_h264_bframes.avi "H.264 64x48 25 fps 4 s, 3 B-frames, in AVI"
 
 # 29e. audio_longer.mkv: 1 s of testsrc2 at 25 fps (64x48) with 1.04 s of audio: Matroska gives its
 #      streams no length of their own, and the container's runs to where the audio ends.

@@ -6,7 +6,7 @@ import TestSupport
 @testable import ClipKit
 
 @Suite struct AVITimingTests {
-    static let clips = ["avi_bframes.avi", "avi_packed.avi"]
+    static let clips = ["avi_bframes.avi", "avi_packed.avi", "avi_h264_bframes.avi"]
 
     func frames(_ name: String, fps: Double?) throws -> [(time: Double, sourceTime: Double, image: RGBAImage)] {
         let sequence = try VideoReader(url: Fixture.url("video/\(name)")).frames(options: FrameReadOptions(fps: fps, size: .width(64)))
@@ -66,5 +66,29 @@ import TestSupport
             let demuxer = try Demuxer(url: Fixture.url("video/\(name)"))
             withExtendedLifetime(demuxer) { #expect(RawPictureSize.bytes(of: demuxer.stream.pointee.codecpar.pointee) == bytes, "\(name)") }
         }
+    }
+
+    /// H.264 with B-frames in AVI (no presentation times): each picture at its place, 40 ms
+    /// apart from 0, the last two included. (FFmpeg timed them two pictures late, and the last
+    /// two not at all: the 10 fps ticks showed the next picture but one, a first delay of 120 ms
+    /// at 25 fps, and the clip ran 80 ms over.)
+    @Test func h264PicturesTakeTheDecodeTimesInTurn() throws {
+        let all = try frames("avi_h264_bframes.avi", fps: nil)
+        #expect(all.count == 100)
+        for (k, frame) in all.enumerated() {
+            #expect(abs(frame.sourceTime - Double(k) * 0.04) < 1e-6 && Self.counter(frame.image) == k,
+                    "picture \(k) at \(frame.sourceTime) shows \(Self.counter(frame.image))")
+        }
+        let sampled = try frames("avi_h264_bframes.avi", fps: 10)
+        #expect(sampled.map { Self.counter($0.image) } == (0..<40).map { $0 * 5 / 2 }, "\(sampled.map { Self.counter($0.image) })")
+        let sequence = try VideoReader(url: Fixture.url("video/avi_h264_bframes.avi")).frames(options: FrameReadOptions(fps: 10, size: .width(64)))
+        while try sequence.next() != nil {}
+        #expect(sequence.duration.map { abs($0 - 4) < 1e-6 } == true, "ends at \(String(describing: sequence.duration))")
+    }
+
+    /// The counter fixtures' frame number (R = 8 + 16*(n%16), G = 8 + 16*(n/16)).
+    static func counter(_ image: RGBAImage) -> Int {
+        let p = image.pixel(x: image.width / 2, y: image.height / 2)
+        return Int(p.g) / 16 * 16 + Int(p.r) / 16
     }
 }

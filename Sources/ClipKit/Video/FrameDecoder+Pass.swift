@@ -54,6 +54,7 @@ extension FrameDecoder {
                     firstPacketError = firstPacketError ?? "a raw picture of \(packet.pointee.size) bytes, \(whole) needed"
                     continue
                 }
+                decodeOrder.sent(packet.pointee)
                 let sent = avcodec_send_packet(codec, packet)
                 if sent < 0 && sent != ck_averror_eagain() {
                     firstPacketError = firstPacketError ?? ffmpegMessage(sent)
@@ -123,6 +124,7 @@ extension FrameDecoder {
                 }
                 return
             }
+            decodeOrder.time(frame)
             // Headers can lie: a stream may switch to a larger size mid-way.
             try options.limits.checkPixels(width: Int(frame.pointee.width), height: Int(frame.pointee.height),
                                            what: "decoded frame", path: path)

@@ -104,6 +104,7 @@ extension FrameDecoder {
         }
         avcodec_flush_buffers(codec)
         demuxer.restartTimestamps()
+        decodeOrder.restart()
         palette?.seeked()
         laterTimestamps = RecentTimestamps()
         return true

@@ -40,6 +40,7 @@ final class FrameDecoder: FrameProducer {
         }
         expectedCount = options.expectedCount(duration: info.duration, frameRate: info.frameRate)
         rawPictureBytes = RawPictureSize.bytes(of: stream.pointee.codecpar.pointee)
+        decodeOrder = DecodeOrderTimes(codec: stream.pointee.codecpar.pointee.codec_id)
 
         if PaletteCarrier.applies(to: stream) { palette = PaletteCarrier() }
         scaler.keepsPaletteAlpha = Scaler.palettesCarryAlpha(demuxer.decoder.pointee.id)
@@ -93,6 +94,8 @@ final class FrameDecoder: FrameProducer {
     var lastDuration = 0.0
     /// Whether every packet read so far has had a timestamp (`skipIfUnneeded`).
     var packetsTimed = true
+    /// H.264/HEVC in AVI: pictures timed by their packets' decode times, in turn.
+    var decodeOrder: DecodeOrderTimes
     /// The timestamps of the last packets read (`skipIfUnneeded`).
     var laterTimestamps = RecentTimestamps()
     /// The smallest interval between decoded frames: what a real frame duration is at least half of.
