@@ -33,6 +33,17 @@ import TestSupport
         #expect(centiseconds >= 500 && centiseconds <= 505, "gif: \(centiseconds) cs, last \(delays.last ?? 0)")
     }
 
+    /// H.264 with B-frames in NUT, whose header length stops at the last timestamp: sampled at
+    /// 10 fps the B-frames are not decoded, and the last frame lasts its own 40 ms, not the gap
+    /// of two frames before it among those decoded. (A 4.04 s GIF whose 41st frame lasted 4 cs.)
+    @Test func theLastFrameLastsItsOwnDurationWhenFramesBeforeItWereSkipped() throws {
+        let url = Fixture.url("video/nut_bframes.nut")
+        let scratch = Fixture.scratchDirectory()
+        #expect(try CLI.run(["gif", url.path, "-o", "out.gif", "-q"], in: scratch).status == 0)
+        let decoded = try Decoded.gif(scratch.appendingPathComponent("out.gif"), keep: 1)
+        #expect(decoded.delays == Array(repeating: 10, count: 40), "\(decoded.delays)")
+    }
+
     /// A stretch cut out of a longer source ends where asked: the frame on screen at the last
     /// tick lasts until the end, as the source goes on past it. The decode used to stop at the
     /// last tick and end one source frame after it: `--start 1.0 --duration 0.2` of the 30 fps
