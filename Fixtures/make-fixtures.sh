@@ -288,6 +288,11 @@ say avi_h264_bframes.avi "H.264 64x48 25 fps 4 s, 3 B-frames, in AVI"
 #      gap before the last frame decoded is two frames, not its own 40 ms. 4.0 s, 40 ticks.
 "${FF[@]}" -i "$tmp/counter25.mp4" "${X264[@]}" -crf 10 -bf 3 -g 50 "${BITEXACT[@]}" -f nut "$out/nut_bframes.nut"
 say nut_bframes.nut "H.264 64x48 25 fps 4 s, 3 B-frames, in NUT"
+# 29d5. gray10_ramp.mkv: a grey ramp 256x8 (pixel x is level x of 255), one frame, FFV1 gray10 without a
+#      range tag: grey without a range is full range (as swscale and ffmpeg take it, and 8-bit grey).
+"${FF[@]}" -f lavfi -i "gradients=s=256x8:c0=black:c1=white:x0=0:y0=0:x1=255:y1=0:nb_colors=2,format=gray10le" -frames:v 1 \
+    -c:v ffv1 "${BITEXACT[@]}" "$out/gray10_ramp.mkv"
+say gray10_ramp.mkv "FFV1 gray10 256x8 ramp, no range tag"
 
 # 29e. audio_longer.mkv: 1 s of testsrc2 at 25 fps (64x48) with 1.04 s of audio: Matroska gives its
 #      streams no length of their own, and the container's runs to where the audio ends.

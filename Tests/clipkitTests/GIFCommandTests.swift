@@ -80,6 +80,27 @@ import TestSupport
         #expect((0..<256).allSatisfy { abs(Int(direct.pixels[$0 * 4]) - $0) <= 1 })
     }
 
+    /// Grey of 10 bits without a range tag is full range, as ffmpeg and 8-bit grey take it (it
+    /// was stretched as if limited: level 16 came out 0, 128 as 130); and a ramp small enough
+    /// to share one palette (256 x 8), or given `--palette global`, keeps its 256 levels, as a
+    /// frame's own palette does (it got 32, in bands 8 levels wide).
+    @Test func aGreyRampVideoKeepsItsLevels() throws {
+        let dir = Fixture.scratchDirectory()
+        let source = Fixture.url("video/gray10_ramp.mkv").path
+        let thumb = try CLI.run(["thumb", source, "--size", "0", "-o", "t.png"], in: dir)
+        #expect(thumb.status == 0, "\(thumb.stderr)")
+        let poster = try PNGReader.read(dir.appendingPathComponent("t.png"))
+        #expect((0..<256).allSatisfy { abs(Int(poster.pixel(x: $0, y: 4).r) - $0) <= 1 },
+                "\((0..<256).map { poster.pixel(x: $0, y: 4).r })")
+        for extra in [[], ["--palette", "global"]] {
+            let run = try CLI.run(["gif", source, "-q", "-o", "r.gif", "--force"] + extra, in: dir)
+            #expect(run.status == 0, "\(run.stderr)")
+            let frame = try #require(try Decoded.gif(dir.appendingPathComponent("r.gif")).canvases.first)
+            let row = (0..<256).map { Int(frame.pixel(x: $0, y: 4).r) }
+            #expect(row.enumerated().allSatisfy { abs($0.element - $0.offset) <= 1 } && Set(row).count >= 250, "\(extra): \(row)")
+        }
+    }
+
     func loopCount(_ url: URL) throws -> Int? {
         let decoder = try GIFDecoder(url: url)
         _ = try decoder.remainingDelays()

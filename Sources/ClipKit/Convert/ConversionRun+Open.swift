@@ -38,7 +38,7 @@ extension ConversionRun {
             let sharing = outputs.gif == nil ? nil : options.palette == .global ? .always : gifPaletteSharing(url, options: options)
             if let sharing, let histogram = try sharedColors(url, sharing: sharing, options: options) {
                 palette = Quantizer(maxColors: options.colorsBesideTransparent, errorTarget: Double(options.paletteError))
-                    .palette(for: histogram)
+                    .palette(for: histogram) { histogram.countedBins() }
             }
             if let fit, let started = fit.live {
                 // The fit's decode, while it goes on: its frames from the first, at this pass's size.
@@ -144,7 +144,7 @@ extension ConversionRun {
     private func gatherColors(video url: URL, options: GIFOptions, stoppingPast limit: Int? = nil) throws -> ColorHistogram {
         let frames = try VideoReader(url: url, limits: options.limits, fullProbe: false).frames(options: readOptions(options))
         defer { frames.cancel() }
-        var histogram = ColorHistogram()
+        var histogram = ColorHistogram(countingColorsUpTo: Quantizer.countedLimit)
         while let frame = try frames.next() {
             // The colours shown: a transparent pixel (alpha under 128, as the quantiser takes it) takes the free entry.
             histogram.add(frame.image, mask: frame.image.isOpaque ? nil : Self.shownPixels(frame.image))

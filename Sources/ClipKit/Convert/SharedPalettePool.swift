@@ -28,7 +28,7 @@ struct SharedPalettePool {
     private var ownTables: [Int] = []
     /// Whether every frame held fits its own table exactly (at most `colors` colours).
     private var everyFrameFits = true
-    private var histogram = ColorHistogram()
+    private var histogram = ColorHistogram(countingColorsUpTo: Quantizer.countedLimit)
     private var bytes = 0
     let budget: Int
     /// Most frames held (`Limits.maxFrames`: the writer refuses more, but only once they reach it).
@@ -105,11 +105,11 @@ struct SharedPalettePool {
     /// exactly and the clip's colours do not fit one: sharing would make lossless frames lossy
     /// (a 64 x 48 GIF of 233-242 colours a frame, 941 in all, was re-encoded dithered).
     mutating func release(options: GIFOptions) -> (palette: Palette?, frames: [VideoFrame]) {
-        defer { frames = []; ownTables = []; bytes = 0; histogram = ColorHistogram(); everyFrameFits = true }
+        defer { frames = []; ownTables = []; bytes = 0; histogram = ColorHistogram(countingColorsUpTo: Quantizer.countedLimit); everyFrameFits = true }
         guard !frames.isEmpty else { return (nil, []) }
         if everyFrameFits, (histogram.distinctCount ?? .max) > colors { return (nil, frames) }
         let palette = Quantizer(maxColors: options.colorsBesideTransparent, errorTarget: Double(options.paletteError))
-            .palette(for: histogram)
+            .palette(for: histogram) { histogram.countedBins() }
         let typical = ownTables.sorted()[ownTables.count / 2]
         guard GIFEncoder.tableSize(colors: palette.count + 1) <= typical else { return (nil, frames) }
         return (palette, frames)

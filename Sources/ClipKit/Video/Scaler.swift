@@ -168,13 +168,18 @@ final class Scaler {
 
     /// Uses the frame's own YUV matrix and range (BT.709 for HD, full range for JPEG-style
     /// sources), as the ffmpeg CLI does, instead of swscale's BT.601 limited-range default.
+    /// Grey without a range is full range, as swscale and the ffmpeg CLI take it (black 0, white
+    /// the largest value): 10 to 16-bit grey was stretched as if limited (64/1023 came out 0,
+    /// 512 as 130), while 8-bit grey, which swscale converts by a table, was not.
     private func applyColorDetails(_ context: OpaquePointer, frame f: AVFrame, format: AVPixelFormat) {
         guard let descriptor = av_pix_fmt_desc_get(format),
               descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0 else { return }
         let space = f.colorspace == AVCOL_SPC_UNSPECIFIED ? SWS_CS_DEFAULT : Int32(f.colorspace.rawValue)
         guard let coefficients = sws_getCoefficients(space) else { return }
+        let grey = descriptor.pointee.nb_components <= 2 && descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_PAL) == 0
         let fullRange: Int32 = (f.color_range == AVCOL_RANGE_JPEG
-            || [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P].contains(format)) ? 1 : 0
+            || [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P].contains(format)
+            || (grey && f.color_range == AVCOL_RANGE_UNSPECIFIED)) ? 1 : 0
         sws_setColorspaceDetails(context, coefficients, fullRange, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16)
     }
 }
