@@ -47,6 +47,8 @@ final class FormatContext {
 /// An `AVCodecContext` for one decode.
 final class CodecContext {
     let pointer: UnsafeMutablePointer<AVCodecContext>
+    /// The token this context's log reports damage under (`DecoderDamageLog`), when asked for.
+    private(set) var damageToken: Int?
 
     init(codec: UnsafePointer<AVCodec>, path: String) throws {
         try FFmpegLibraries.load()
@@ -56,8 +58,21 @@ final class CodecContext {
         pointer = context
     }
 
+    /// Notes the damage this context (and its frame threads) logs (`DecoderDamageLog`); before it opens.
+    func reportsDamage() {
+        let token = DecoderDamageLog.register()
+        damageToken = token
+        pointer.pointee.opaque = UnsafeMutableRawPointer(bitPattern: token)
+    }
+
+    /// Whether the context logged damage since the last call.
+    func takeLoggedDamage() -> Bool {
+        damageToken.map(DecoderDamageLog.takeDamage) ?? false
+    }
+
     deinit {
         var context: UnsafeMutablePointer<AVCodecContext>? = pointer
         avcodec_free_context(&context)
+        if let damageToken { DecoderDamageLog.forget(damageToken) }
     }
 }

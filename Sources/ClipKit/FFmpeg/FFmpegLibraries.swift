@@ -27,6 +27,7 @@ enum FFmpegLibraries {
             return .failure(.internalFailure(path: name, reason: "cannot load the FFmpeg library: \(reason) (install libavformat, libavcodec and libswscale)"))
         }
         av_log_set_level(AV_LOG_QUIET)
+        DecoderDamageLog.install()
         return .success(())
     }()
 

@@ -146,9 +146,12 @@ extension FrameDecoder {
                     continue
                 }
                 pass.landing = nil
-            } else if damaged {
+            } else if damaged && !watchesLog {
+                // The flag races the frame threads' concealment (`DecoderDamageLog`): counted only
+                // where the log is not watched.
                 try checkDamage()
             }
+            try checkLoggedDamage()
             decoded += 1
             if sequence.pushedCount == 0
                 && ((pass.mayGiveUp && damaged) || ((pass.mayGiveUp || pass.rewound) && decoded == 1 && time > options.start + FrameSampler.epsilon)) {

@@ -111,6 +111,10 @@ extension FrameDecoder {
             try demuxer.reopen()
         }
         avcodec_flush_buffers(codec)
+        // Every packet sent before the first move is decoded now, and what it logged is in;
+        // after it, landings mid-GOP log damage that is expected.
+        try checkLoggedDamage()
+        watchesLog = false
         demuxer.restartTimestamps()
         decodeOrder.restart()
         palette?.seeked()

@@ -53,6 +53,7 @@ final class FrameDecoder: FrameProducer {
         // Frame threads add a frame of latency per thread: wasted when only the first frame is wanted.
         context.pointee.thread_type = options.maxFrames == 1 ? FF_THREAD_SLICE : (FF_THREAD_FRAME | FF_THREAD_SLICE)
         if options.keyframesOnly { context.pointee.skip_frame = AVDISCARD_NONKEY }
+        if options.limits.decoderThreads == .perCoreUntilDamage { codecContext.reportsDamage() }
         status = avcodec_open2(context, demuxer.decoder, nil)
         if status < 0 {
             throw ClipKitError.notMedia(path: demuxer.path, reason: "cannot open the \(info.codec) decoder: \(ffmpegMessage(status))")
@@ -77,6 +78,12 @@ final class FrameDecoder: FrameProducer {
         throw ThreadedDecodeDamage()
     }
 
+    /// Gives up as `checkDamage` when the decoder logged damage (`DecoderDamageLog`), while the
+    /// log is watched: until the first seek, whose landings log damage that is expected.
+    func checkLoggedDamage() throws {
+        if watchesLog, codecContext.takeLoggedDamage() { try checkDamage() }
+    }
+
     /// The decode loop. Runs until the input ends, the range is done, or the consumer cancels;
     /// then sends the end message, or throws if nothing could be decoded.
     func run(into output: inout FrameOutput) throws {
@@ -94,6 +101,8 @@ final class FrameDecoder: FrameProducer {
     var lastDuration = 0.0
     /// Whether every packet read so far has had a timestamp (`skipIfUnneeded`).
     var packetsTimed = true
+    /// Whether damage the decoder logs counts (`checkLoggedDamage`): until the demuxer first moves.
+    var watchesLog = true
     /// H.264/HEVC in AVI: pictures timed by their packets' decode times, in turn.
     var decodeOrder: DecodeOrderTimes
     /// The timestamps of the last packets read (`skipIfUnneeded`).
@@ -151,6 +160,11 @@ final class FrameDecoder: FrameProducer {
             sampler = FrameSampler(start: options.start, end: options.end, interval: options.tickInterval)
             laterTimestamps = RecentTimestamps()
             if skipper != nil { skipper = TickSkipper(demuxer: demuxer, origin: origin ?? 0) }
+        }
+        // Damage logged by the frame threads, every one of them done (a flush waits for them).
+        if watchesLog {
+            if stopped { avcodec_flush_buffers(codec) }
+            try checkLoggedDamage()
         }
         let end = clipEnd()
         if hasCandidate && !stopped {
