@@ -53,9 +53,11 @@ struct TimestampJumps {
         let raw = packet.pointee.dts != none ? packet.pointee.dts : packet.pointee.pts
         guard raw != none else { return }
         var decode = raw &+ offset
-        if let expected, let lastDecode {
+        if let expected {
             let delta = decode &- expected
-            if delta.magnitude > largestGap.magnitude || decode &+ largestStepBack < lastDecode {
+            // As ffmpeg: back more than 0.1 s from where the last packet ended (a part of three
+            // frames joined to itself steps back 0.04 s from the last decode time, 0.12 s from its end).
+            if delta.magnitude > largestGap.magnitude || decode &+ largestStepBack < expected {
                 offset = offset &- delta
                 decode = expected
                 jumped = true
@@ -64,6 +66,13 @@ struct TimestampJumps {
         if offset != 0 {
             if packet.pointee.dts != none { packet.pointee.dts = packet.pointee.dts &+ offset }
             if packet.pointee.pts != none { packet.pointee.pts = packet.pointee.pts &+ offset }
+        }
+        // A presentation time that jumped where its decode time did not (libavformat estimates
+        // decode times the file lacks) is no time of this part: a picture is shown a few frames
+        // after it is decoded, never 10 s away.
+        if packet.pointee.pts != none, packet.pointee.dts != none,
+           (packet.pointee.pts &- packet.pointee.dts).magnitude > largestGap.magnitude {
+            packet.pointee.pts = packet.pointee.dts
         }
         if let lastDecode, decode > lastDecode { step = decode &- lastDecode }
         lastDecode = decode
@@ -96,7 +105,7 @@ struct TimestampJumps {
             guard packet.pointee.stream_index == index else { continue }
             jumps.correct(packet)
             let pts = packet.pointee.pts
-            guard pts != ck_av_nopts_value() else { continue }
+                guard pts != ck_av_nopts_value() else { continue }
             last = max(last ?? pts, pts)
             end = max(end ?? pts, pts &+ (packet.pointee.duration > 0 ? packet.pointee.duration : jumps.step))
         }
