@@ -293,6 +293,13 @@ say nut_bframes.nut "H.264 64x48 25 fps 4 s, 3 B-frames, in NUT"
 "${FF[@]}" -f lavfi -i "gradients=s=256x8:c0=black:c1=white:x0=0:y0=0:x1=255:y1=0:nb_colors=2,format=gray10le" -frames:v 1 \
     -c:v ffv1 "${BITEXACT[@]}" "$out/gray10_ramp.mkv"
 say gray10_ramp.mkv "FFV1 gray10 256x8 ramp, no range tag"
+# 29d6. hls_segment.mp4: the same 4 s as HLS with fMP4 segments of 2 s, its init segment joined to the
+#      second media segment (as a segment is looked at): counter 50-99, timed from 2.0 s, in fragments
+#      (no sample count in the moov); libavformat's length (4.0 s) is where it ends, counted from 0.
+(cd "$tmp" && "${FF[@]}" -i counter25.mp4 -c copy -f hls -hls_time 2 -hls_segment_type fmp4 -hls_playlist_type vod \
+    -hls_fmp4_init_filename hls_init.mp4 -hls_segment_filename 'hls_%d.m4s' hls.m3u8)
+cat "$tmp/hls_init.mp4" "$tmp/hls_1.m4s" > "$out/hls_segment.mp4"
+say hls_segment.mp4 "H.264 64x48 25 fps, an HLS fMP4 segment from 2.0 s"
 
 # 29e. audio_longer.mkv: 1 s of testsrc2 at 25 fps (64x48) with 1.04 s of audio: Matroska gives its
 #      streams no length of their own, and the container's runs to where the audio ends.

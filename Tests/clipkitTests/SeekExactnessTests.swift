@@ -190,6 +190,30 @@ struct ReferenceDecode {
         #expect(tiles == [0, 12, 25, 37, 50, 62, 75, 87], "\(tiles)")
     }
 
+    /// An HLS fMP4 segment (init + the second 2 s segment): its length is its own 2.0 s, not where
+    /// it ends counted from zero (4.0 s), and `--at` and storyboards count from its first frame,
+    /// as the GIF does (unprobed, its start was unknown: every `--at` under 2.08 s gave the first
+    /// frame with a warning, and `--at 50%` of 4.0 s lay past its first second).
+    @Test func anHLSSegmentIsTimedFromItsFirstFrame() throws {
+        let url = Fixture.url("video/hls_segment.mp4")
+        let scratch = Fixture.scratchDirectory()
+        let info = try CLI.run(["info", "--json", url.path], in: scratch)
+        #expect(info.stdout.contains("\"duration_ms\":2000") || info.stdout.contains("\"duration_ms\": 2000"), "\(info.stdout)")
+        for (at, counter) in [("0", 50), ("1", 75), ("50%", 75), ("1.96", 99)] {
+            let thumb = try CLI.run(["thumb", "--at", at, url.path, "-o", "t.png", "--force"], in: scratch)
+            #expect(thumb.status == 0 && thumb.stderr.isEmpty, "\(at): \(thumb.stderr)")
+            #expect(try Self.counter(PNGReader.read(scratch.appendingPathComponent("t.png"))) == counter, "--at \(at)")
+        }
+        let gif = try CLI.run(["gif", url.path, "-o", "g.gif", "-q"], in: scratch)
+        #expect(gif.status == 0, "\(gif.stderr)")
+        let decoded = try Decoded.gif(scratch.appendingPathComponent("g.gif"), keep: 20)
+        #expect(decoded.canvases.map(Self.counter) == (0..<20).map { 50 + $0 * 5 / 2 }, "\(decoded.canvases.map(Self.counter))")
+        let board = try CLI.run(["storyboard", url.path, "-o", "sb", "--interval", "0.5", "-q"], in: scratch)
+        #expect(board.status == 0, "\(board.stderr)")
+        let cues = try String(contentsOf: scratch.appendingPathComponent("sb/storyboard.vtt"), encoding: .utf8)
+        #expect(cues.components(separatedBy: "-->").count - 1 == 4, "\(cues)")
+    }
+
     /// The counter fixture's frame number (R = 8 + 16*(n%16), G = 8 + 16*(n/16)).
     static func counter(_ image: RGBAImage) -> Int {
         let p = image.pixel(x: image.width / 2, y: image.height / 2)

@@ -157,6 +157,11 @@ final class Demuxer {
             duration = duration.map { Demuxer.length(ofSegmentDuration: $0, format: context.pointee) }
         }
         if let header = duration, Demuxer.isOpenEndedDuration(header) { duration = nil }
+        // A fragmented MP4 (no sample count in its moov) gives as length where its last fragment
+        // ends, counted from zero, not from its first: an HLS segment of 1.92 s from 2.56 s said
+        // 4.48 s, and its storyboard and `--at 50%` went by that. Measured from its packets instead.
+        let fragmented = Demuxer.isFragmentedMP4(context, stream: stream)
+        if fragmented { duration = nil }
         if let header = duration, lead > 0, jumpScan == nil { duration = max(header - lead, 0) }
         if isCoverArt { duration = nil }
         var whole: Double?
@@ -166,7 +171,7 @@ final class Demuxer {
             if let value = whole, lead > 0 { whole = max(value - lead, 0) }
         }
         // The container's length runs from the first timestamp to the last, across the jumps.
-        if jumpScan != nil { whole = duration }
+        if jumpScan != nil || fragmented { whole = duration }
         containerDuration = whole
         var aspect = av_guess_sample_aspect_ratio(context, context.pointee.streams[Int(index)], nil)
         if aspect.num <= 0 || aspect.den <= 0 || Double(aspect.num) / Double(aspect.den) > 100 || Double(aspect.num) / Double(aspect.den) < 0.01 {
@@ -300,11 +305,19 @@ final class Demuxer {
             let stream = context.pointee.streams[i]!.pointee
             let parameters = stream.codecpar.pointee
             guard parameters.codec_type == AVMEDIA_TYPE_VIDEO else { continue }
+            // A fragmented MP4 (an empty moov: no sample count) knows its start only once probed.
             guard parameters.codec_id != AV_CODEC_ID_NONE, parameters.width > 0, parameters.height > 0,
-                  stream.avg_frame_rate.num > 0, stream.duration > 0 else { return false }
+                  stream.avg_frame_rate.num > 0, stream.duration > 0, stream.nb_frames > 0,
+                  stream.start_time != ck_av_nopts_value() else { return false }
             found = true
         }
         return found
+    }
+
+    /// An MP4/MOV whose samples are all in fragments (its moov lists none).
+    static func isFragmentedMP4(_ context: UnsafeMutablePointer<AVFormatContext>, stream: AVStream) -> Bool {
+        String(cString: context.pointee.iformat.pointee.name).hasPrefix("mov,mp4") && stream.nb_frames == 0
+            && stream.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
     }
 
     static func name(_ text: UnsafePointer<CChar>?, unless unspecified: Bool) -> String? {
