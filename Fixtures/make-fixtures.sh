@@ -300,6 +300,18 @@ say gray10_ramp.mkv "FFV1 gray10 256x8 ramp, no range tag"
     -hls_fmp4_init_filename hls_init.mp4 -hls_segment_filename 'hls_%d.m4s' hls.m3u8)
 cat "$tmp/hls_init.mp4" "$tmp/hls_1.m4s" > "$out/hls_segment.mp4"
 say hls_segment.mp4 "H.264 64x48 25 fps, an HLS fMP4 segment from 2.0 s"
+# 29d7. avi_h264_dropped.avi: avi_h264_bframes.avi without counter 10-14 (dropped before encoding: AVI
+#      writes empty chunks in their place): counter 15 is on screen from 0.60 s, counter 9 held 240 ms.
+"${FF[@]}" -i "$tmp/counter25.mp4" -vf "select='not(between(n,10,14))'" "${X264[@]}" -crf 10 -bf 3 -g 50 \
+    "${BITEXACT[@]}" "$out/avi_h264_dropped.avi"
+say avi_h264_dropped.avi "H.264 64x48 25 fps 4 s, 3 B-frames, frames 10-14 dropped, in AVI"
+# 29d8. mpeg1_raw.m1v and mpeg2_raw.m2v: the same 4 s as raw MPEG-1 and MPEG-2 video (no container, no
+#      B-frames): libavformat's length of the MPEG-1 stream is a bit-rate guess (a few ms), the MPEG-2
+#      one has none; the decoder's one-picture delay timed every picture 40 ms late.
+"${FF[@]}" -i "$tmp/counter25.mp4" -c:v mpeg1video -q:v 3 -bf 0 "${BITEXACT[@]}" "$out/mpeg1_raw.m1v"
+"${FF[@]}" -i "$tmp/counter25.mp4" -c:v mpeg2video -q:v 3 -bf 0 "${BITEXACT[@]}" "$out/mpeg2_raw.m2v"
+say mpeg1_raw.m1v "MPEG-1 64x48 25 fps 4 s, raw"
+say mpeg2_raw.m2v "MPEG-2 64x48 25 fps 4 s, raw"
 
 # 29e. audio_longer.mkv: 1 s of testsrc2 at 25 fps (64x48) with 1.04 s of audio: Matroska gives its
 #      streams no length of their own, and the container's runs to where the audio ends.

@@ -86,6 +86,28 @@ import TestSupport
         #expect(sequence.duration.map { abs($0 - 4) < 1e-6 } == true, "ends at \(String(describing: sequence.duration))")
     }
 
+    /// Frames AVI dropped (empty chunks, counter 10-14) leave their gap where it was: counter 9
+    /// at 0.36 s is held until counter 15 at 0.60 s. (Given the decode times in turn, counter 15
+    /// came at 0.40 s and counter 16 was held 240 ms.) Raw MPEG-1/2 video, whose parser times
+    /// only some packets, is timed from its first picture: tick i shows counter 2.5 i, 4.0 s.
+    @Test func dropsAndRawMPEGKeepTheirPlaces() throws {
+        let dropped = try frames("avi_h264_dropped.avi", fps: nil)
+        let shown = dropped.map { (counter: Self.counter($0.image), time: ($0.sourceTime * 1000).rounded()) }
+        #expect(shown.count == 95 && shown[9].counter == 9 && shown[9].time == 360 && shown[10].counter == 15 && shown[10].time == 600,
+                "\(shown.prefix(12))")
+        for name in ["mpeg1_raw.m1v", "mpeg2_raw.m2v"] {
+            let sequence = try VideoReader(url: Fixture.url("video/\(name)")).frames(options: FrameReadOptions(fps: 10, size: .width(64)))
+            var counters: [Int] = []
+            while let frame = try sequence.next() { counters.append(Self.counter(frame.image)) }
+            #expect(counters == (0..<40).map { $0 * 5 / 2 }, "\(name): \(counters)")
+            #expect(sequence.duration.map { abs($0 - 4) < 1e-6 } == true, "\(name) ends at \(String(describing: sequence.duration))")
+        }
+        // The MPEG-1 stream's length from libavformat is a bit-rate guess of a few ms: measured instead.
+        #expect(try VideoReader(url: Fixture.url("video/mpeg1_raw.m1v")).info.duration == nil)
+        #expect(try StreamTiming.clipDuration(of: Fixture.url("video/mpeg1_raw.m1v"), info: VideoReader(url: Fixture.url("video/mpeg1_raw.m1v")).info,
+                                              limits: Limits()).map { abs($0 - 4) < 1e-6 } == true)
+    }
+
     /// The counter fixtures' frame number (R = 8 + 16*(n%16), G = 8 + 16*(n/16)).
     static func counter(_ image: RGBAImage) -> Int {
         let p = image.pixel(x: image.width / 2, y: image.height / 2)

@@ -1,27 +1,43 @@
-// H.264/HEVC in AVI: packets timed only in decode order; each picture the decoder gives takes the next of those times.
+// Streams timed only in decode order (H.264/HEVC in AVI, raw MPEG-1/2 video): pictures timed from the first, not the decoder's delay.
 @_weakLinked import CFFmpeg
 
 /// AVI times its packets by their place in the file (decode order) and gives H.264 and HEVC
-/// packets no presentation time. The decoder then times a picture by the packet that was being
-/// decoded when it came out, which with B-frames is that many packets later (`has_b_frames`):
-/// a 25 fps clip with 2 B-frames started 80 ms late (the first picture held for 120 ms), and
-/// its last two pictures, which come out at the flush, had no time at all (the GIF ran 80 ms
-/// over). Each packet stands for one picture, shown in the decoder's order, so the pictures take
-/// the packets' decode times in turn: the smallest not yet taken.
+/// packets no presentation time; libavformat's parser gives a raw MPEG-1/2 video stream decode
+/// times only. The decoder then times a picture by the packet being decoded when it came out,
+/// which is as many packets later as it holds pictures back (B-frames: `has_b_frames`): a
+/// 25 fps H.264 clip with 2 B-frames started 80 ms late (the first picture held for 120 ms),
+/// and a raw MPEG-2 stream 40 ms late (every 10 fps tick showed the picture before the one on
+/// screen). The delay is what the first picture shows: its time less the first packet's,
+/// taken off every picture after (as ffmpeg's output starts at its first picture). Pictures
+/// that come out at the flush have no time and follow on a frame apart. A gap in the times
+/// (frames AVI dropped) stays where the decoder puts it.
 ///
-/// Only H.264 and HEVC: MPEG-4 Part 2 in AVI gives its B-frames presentation times, and Xvid's
-/// packed bitstream holds two pictures in one packet. Empty packets (a frame AVI dropped: the
-/// picture before stays on screen) give no picture and no time. A packet with a presentation
-/// time turns this off for the rest of the stream.
+/// Only those codecs, in AVI and raw MPEG video: MPEG-4 Part 2 in AVI gives its B-frames
+/// presentation times, and Xvid's packed bitstream holds two pictures in one packet; other
+/// containers time their packets. A packet with a presentation time turns this off for the
+/// rest of the stream (a raw MPEG-2 stream with B-frames, whose parser times some, is left as
+/// FFmpeg times it).
 struct DecodeOrderTimes {
-    /// The decode times of the packets sent whose pictures have not come out, oldest first
-    /// (decode times only rise); at most `limit`: a decoder that drops pictures lets them go.
-    private var pending: [Int64] = []
     private var active: Bool
-    static let limit = 64
+    /// A raw MPEG-1/2 video stream: the parser times its first packets only, and the decoder's
+    /// times then jump by the delay (a 3 s stream ran 3.04 s, 80 ms between its second and third
+    /// pictures): its packets' presentation times are dropped, so every picture is timed alike.
+    private let dropsPresentationTimes: Bool
+    /// The decode time of the first packet sent since the start or a seek.
+    private var firstSent: Int64?
+    /// The decoder's delay, from the first picture since the start or a seek.
+    private var delay: Int64?
 
-    init(codec: AVCodecID) {
-        active = codec == AV_CODEC_ID_H264 || codec == AV_CODEC_ID_HEVC
+    init(codec: AVCodecID, container: String) {
+        let mpeg = [AV_CODEC_ID_MPEG1VIDEO, AV_CODEC_ID_MPEG2VIDEO].contains(codec)
+        dropsPresentationTimes = container == "mpegvideo" && mpeg
+        active = (container == "avi" && (mpeg || codec == AV_CODEC_ID_H264 || codec == AV_CODEC_ID_HEVC)) || dropsPresentationTimes
+    }
+
+    /// Drops a raw MPEG stream's packet presentation times (`dropsPresentationTimes`), before
+    /// anything reads them.
+    func prepare(_ packet: UnsafeMutablePointer<AVPacket>) {
+        if dropsPresentationTimes, packet.pointee.dts != ck_av_nopts_value() { packet.pointee.pts = ck_av_nopts_value() }
     }
 
     /// Notes a packet of the stream sent to the decoder.
@@ -29,23 +45,23 @@ struct DecodeOrderTimes {
         guard active else { return }
         if packet.pts != ck_av_nopts_value() {
             active = false
-            pending = []
             return
         }
-        guard packet.dts != ck_av_nopts_value(), packet.size > 0 else { return }
-        if let last = pending.last, packet.dts <= last { return }
-        pending.append(packet.dts)
-        if pending.count > Self.limit { pending.removeFirst(pending.count - Self.limit) }
+        if firstSent == nil, packet.dts != ck_av_nopts_value(), packet.size > 0 { firstSent = packet.dts }
     }
 
-    /// Gives `frame` the next decode time when the decoder had no presentation time for it.
+    /// Takes the decoder's delay off `frame`'s time, when it had no presentation time for it.
     mutating func time(_ frame: UnsafeMutablePointer<AVFrame>) {
-        guard active, frame.pointee.pts == ck_av_nopts_value(), !pending.isEmpty else { return }
-        frame.pointee.best_effort_timestamp = pending.removeFirst()
+        guard active, frame.pointee.pts == ck_av_nopts_value() else { return }
+        let time = frame.pointee.best_effort_timestamp
+        guard time != ck_av_nopts_value() else { return }
+        if delay == nil, let firstSent { delay = max(time - firstSent, 0) }
+        frame.pointee.best_effort_timestamp = time - (delay ?? 0)
     }
 
-    /// After a seek: the pictures of the packets before it will not come out.
+    /// After a seek: the delay is measured again from the first picture after it.
     mutating func restart() {
-        pending = []
+        firstSent = nil
+        delay = nil
     }
 }

@@ -131,14 +131,15 @@ final class Demuxer {
         // Formats whose timestamps may jump are read whole once: only then are the clip's length
         // and whether it may be sought by timestamp known.
         let frameRate = Demuxer.plausibleRate(stream.avg_frame_rate) ?? Demuxer.plausibleRate(stream.r_frame_rate)
-        var jumpScan: TimestampJumps.Scan?
+        var scan: TimestampJumps.Scan?
         if TimestampJumps.applies(to: context.pointee.iformat.pointee) {
             jumps = TimestampJumps(timeBase: timeBase, frameRate: frameRate)
             if rewound, stream.start_time != ck_av_nopts_value() {
-                jumpScan = TimestampJumps.scan(format: context, index: index, frameRate: frameRate, deadline: deadline)
+                scan = TimestampJumps.scan(format: context, index: index, frameRate: frameRate, deadline: deadline)
                 rewound = Demuxer.rewindBytes(context)
             }
         }
+        let jumpScan = scan?.jumped == true ? scan : nil
         timestampsJump = jumpScan != nil
         movedAtOpen = !rewound
         undecodableBefore = firstShown
@@ -161,8 +162,17 @@ final class Demuxer {
         // ends, counted from zero, not from its first: an HLS segment of 1.92 s from 2.56 s said
         // 4.48 s, and its storyboard and `--at 50%` went by that. Measured from its packets instead.
         let fragmented = Demuxer.isFragmentedMP4(context, stream: stream)
-        if fragmented { duration = nil }
+        // A length libavformat estimated from the bit rate is no length (a raw MPEG-1 stream of
+        // 3 s said 0.002 s, and `thumb --at 1.5` was refused as past its end): measured instead.
+        let guessed = context.pointee.duration_estimation_method == AVFMT_DURATION_FROM_BITRATE
+        if fragmented || guessed { duration = nil }
         if let header = duration, lead > 0, jumpScan == nil { duration = max(header - lead, 0) }
+        // The stream read whole ends later than the header says (packets without presentation
+        // times at the end, which the header's estimate leaves out): its length from the packets.
+        if jumpScan == nil, let scan, let header = duration, timeBase > 0 {
+            let read = Double(scan.end - (firstShown ?? stream.start_time)) * timeBase
+            if read > header + 0.001 { duration = read }
+        }
         if isCoverArt { duration = nil }
         var whole: Double?
         if context.pointee.duration > 0 && context.pointee.duration != ck_av_nopts_value() {
@@ -171,7 +181,7 @@ final class Demuxer {
             if let value = whole, lead > 0 { whole = max(value - lead, 0) }
         }
         // The container's length runs from the first timestamp to the last, across the jumps.
-        if jumpScan != nil || fragmented { whole = duration }
+        if jumpScan != nil || fragmented || guessed { whole = duration }
         containerDuration = whole
         var aspect = av_guess_sample_aspect_ratio(context, context.pointee.streams[Int(index)], nil)
         if aspect.num <= 0 || aspect.den <= 0 || Double(aspect.num) / Double(aspect.den) > 100 || Double(aspect.num) / Double(aspect.den) < 0.01 {

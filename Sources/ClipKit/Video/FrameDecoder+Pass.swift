@@ -35,6 +35,7 @@ extension FrameDecoder {
                 if status < 0 { break }  // end of file, or a truncated one: decode what we have
                 defer { av_packet_unref(packet) }
                 guard packet.pointee.stream_index == demuxer.streamIndex else { continue }
+                decodeOrder.prepare(packet)
                 if options.keyframesOnly && packet.pointee.flags & AV_PKT_FLAG_KEY == 0 { continue }
                 if pass.leading.isLeading(packet.pointee) { continue }
                 // A file that begins between keyframes: the packets before the first frame shown

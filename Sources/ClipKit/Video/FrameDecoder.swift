@@ -40,7 +40,7 @@ final class FrameDecoder: FrameProducer {
         }
         expectedCount = options.expectedCount(duration: info.duration, frameRate: info.frameRate)
         rawPictureBytes = RawPictureSize.bytes(of: stream.pointee.codecpar.pointee)
-        decodeOrder = DecodeOrderTimes(codec: stream.pointee.codecpar.pointee.codec_id)
+        decodeOrder = DecodeOrderTimes(codec: stream.pointee.codecpar.pointee.codec_id, container: info.container)
 
         if PaletteCarrier.applies(to: stream) { palette = PaletteCarrier() }
         scaler.keepsPaletteAlpha = Scaler.palettesCarryAlpha(demuxer.decoder.pointee.id)

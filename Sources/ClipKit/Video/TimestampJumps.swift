@@ -79,16 +79,18 @@ struct TimestampJumps {
         expected = decode &+ (packet.pointee.duration > 0 ? packet.pointee.duration : step)
     }
 
-    /// What reading the whole of a video stream whose timestamps jumped found: the last
-    /// continuous presentation time and where the last frame ends (in the stream's time base).
+    /// What reading the whole of a video stream found: whether its timestamps jumped, and where
+    /// its last frame ends in continuous time (in the stream's time base).
     struct Scan {
-        var lastPresentation: Int64
+        var jumped: Bool
         var end: Int64
     }
 
     /// Reads every packet of `format`'s stream `index` from where the demuxer is, making the
-    /// times continuous: nil when they never jump (or there are none), or when the deadline
-    /// passes first. Leaves the demuxer at the end: the caller rewinds it.
+    /// times continuous: nil when there are none, or when the deadline passes first. A packet
+    /// without a presentation time ends at its decode time (MPEG-PS gives only some PES one:
+    /// a DVD VOB's last frames had none, and its length from them was 2.84 s of 3.0). Leaves the
+    /// demuxer at the end: the caller rewinds it.
     static func scan(format: UnsafeMutablePointer<AVFormatContext>, index: Int32, frameRate: Double?,
                      deadline: Deadline) -> Scan? {
         guard let stream = format.pointee.streams[Int(index)] else { return nil }
@@ -96,7 +98,7 @@ struct TimestampJumps {
         defer { av_packet_free(&packet) }
         guard let packet else { return nil }
         var jumps = TimestampJumps(timeBase: stream.pointee.time_base.seconds, frameRate: frameRate)
-        var last: Int64?, end: Int64?
+        var end: Int64?
         var read = 0
         while av_read_frame(format, packet) >= 0 {
             defer { av_packet_unref(packet) }
@@ -104,12 +106,10 @@ struct TimestampJumps {
             if read % 256 == 0, deadline.hasPassed { return nil }
             guard packet.pointee.stream_index == index else { continue }
             jumps.correct(packet)
-            let pts = packet.pointee.pts
-                guard pts != ck_av_nopts_value() else { continue }
-            last = max(last ?? pts, pts)
-            end = max(end ?? pts, pts &+ (packet.pointee.duration > 0 ? packet.pointee.duration : jumps.step))
+            let time = packet.pointee.pts != ck_av_nopts_value() ? packet.pointee.pts : packet.pointee.dts
+            guard time != ck_av_nopts_value() else { continue }
+            end = max(end ?? time, time &+ (packet.pointee.duration > 0 ? packet.pointee.duration : jumps.step))
         }
-        guard jumps.jumped, let last, let end else { return nil }
-        return Scan(lastPresentation: last, end: end)
+        return end.map { Scan(jumped: jumps.jumped, end: $0) }
     }
 }
