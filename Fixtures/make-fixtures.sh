@@ -312,6 +312,11 @@ say avi_h264_dropped.avi "H.264 64x48 25 fps 4 s, 3 B-frames, frames 10-14 dropp
 "${FF[@]}" -i "$tmp/counter25.mp4" -c:v mpeg2video -q:v 3 -bf 0 "${BITEXACT[@]}" "$out/mpeg2_raw.m2v"
 say mpeg1_raw.m1v "MPEG-1 64x48 25 fps 4 s, raw"
 say mpeg2_raw.m2v "MPEG-2 64x48 25 fps 4 s, raw"
+# 29d9. rgb_odd.mov: 3 counter frames 201x9 as QuickTime Animation (qtrle, packed rgb24), an odd width:
+#      scaled down, the last column is the frame's colour (libswscale's 4:2:0 detour read past each row).
+python3 "$helper" counter 201 9 3 |
+    "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 201x9 -framerate 10 -i pipe:0 -c:v qtrle -pix_fmt rgb24 "${BITEXACT[@]}" "$out/rgb_odd.mov"
+say rgb_odd.mov "QuickTime Animation rgb24 201x9, 3 frames"
 
 # 29e. audio_longer.mkv: 1 s of testsrc2 at 25 fps (64x48) with 1.04 s of audio: Matroska gives its
 #      streams no length of their own, and the container's runs to where the audio ends.

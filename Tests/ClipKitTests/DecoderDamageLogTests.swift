@@ -51,4 +51,42 @@ import TestSupport
             #expect(try !givenUp(Fixture.url("video/\(name)")), "\(name)")
         }
     }
+
+    /// A context that clears new pictures hands the decoder zeroed buffers, also when its pool
+    /// gives back one that held a picture before (a decoder that leaves part of a damaged picture
+    /// unwritten showed what the buffer held: HEVC with slices missing, different every run).
+    @Test func newPicturesStartZeroedWhenAskedFor() throws {
+        try FFmpegLibraries.load()
+        let decoder = try #require(avcodec_find_decoder(AV_CODEC_ID_H264))
+        func reusedBytes(clearing: Bool) throws -> Set<UInt8> {
+            let context = try CodecContext(codec: decoder, path: "pool")
+            context.pointer.pointee.width = 64
+            context.pointer.pointee.height = 48
+            context.pointer.pointee.thread_count = 1
+            if clearing { context.clearsNewPictures() }
+            #expect(avcodec_open2(context.pointer, decoder, nil) >= 0)
+            // The pool sizes its buffers by the context's pixel format, as a decoder sets it.
+            context.pointer.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+            var frame = av_frame_alloc()
+            defer { av_frame_free(&frame) }
+            let picture = try #require(frame)
+            var seen = Set<UInt8>()
+            for round in 0..<2 {
+                picture.pointee.width = 64
+                picture.pointee.height = 48
+                picture.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+                #expect(context.pointer.pointee.get_buffer2(context.pointer, picture, 0) >= 0)
+                let plane = try #require(picture.pointee.data.0)
+                if round == 0 {
+                    plane.update(repeating: 0xAB, count: Int(picture.pointee.linesize.0) * 48)
+                } else {
+                    seen = Set(UnsafeBufferPointer(start: plane, count: Int(picture.pointee.linesize.0) * 48))
+                }
+                av_frame_unref(picture)
+            }
+            return seen
+        }
+        #expect(try reusedBytes(clearing: true) == [0])
+        #expect(try reusedBytes(clearing: false).contains(0xAB), "the pool gives the same buffer back (else this test shows nothing)")
+    }
 }

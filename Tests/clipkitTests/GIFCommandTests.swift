@@ -101,6 +101,30 @@ import TestSupport
         }
     }
 
+    /// A packed-RGB source of odd width scaled down keeps its last column (libswscale's 4:2:0
+    /// detour read a pixel past each row, from the decoder's uncleared padding: 13-75 levels off,
+    /// and two different GIFs in eight runs), and every run writes the same bytes.
+    @Test func anOddWidthRGBSourceKeepsItsEdgeAndItsBytes() throws {
+        let dir = Fixture.scratchDirectory()
+        let source = Fixture.url("video/rgb_odd.mov").path
+        var outputs: Set<Data> = []
+        for run in 0..<4 {
+            let gif = try CLI.run(["gif", source, "--width", "63", "--dither", "none", "-q", "-o", "g\(run).gif"], in: dir)
+            #expect(gif.status == 0, "\(gif.stderr)")
+            outputs.insert(try Data(contentsOf: dir.appendingPathComponent("g\(run).gif")))
+        }
+        #expect(outputs.count == 1, "\(outputs.count) different GIFs in 4 runs")
+        let decoded = try Decoded.gif(dir.appendingPathComponent("g0.gif"), keep: 3)
+        for (k, canvas) in decoded.canvases.enumerated() {
+            let centre = canvas.pixel(x: canvas.width / 2, y: canvas.height / 2)
+            for x in [0, canvas.width - 2, canvas.width - 1] {
+                let p = canvas.pixel(x: x, y: canvas.height / 2)
+                #expect(abs(Int(p.r) - Int(centre.r)) <= 2 && abs(Int(p.g) - Int(centre.g)) <= 2 && abs(Int(p.b) - Int(centre.b)) <= 2,
+                        "frame \(k) x \(x): \(p) against \(centre)")
+            }
+        }
+    }
+
     func loopCount(_ url: URL) throws -> Int? {
         let decoder = try GIFDecoder(url: url)
         _ = try decoder.remainingDelays()

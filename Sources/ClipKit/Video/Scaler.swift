@@ -57,7 +57,7 @@ final class Scaler {
         let newKey = Key(width: f.width, height: f.height, format: f.format, outWidth: Int32(width), outHeight: Int32(height),
                          space: Int32(f.colorspace.rawValue), range: Int32(f.color_range.rawValue))
         if context == nil || key != newKey {
-            let flags = SWS_BICUBIC | SWS_ACCURATE_RND
+            let flags = SWS_BICUBIC | SWS_ACCURATE_RND | Self.chromaFlags(srcFormat)
             context = sws_getCachedContext(context, f.width, f.height, srcFormat,
                                            Int32(width), Int32(height), AV_PIX_FMT_RGBA, flags, nil, nil, nil)
             guard let context else {
@@ -81,6 +81,16 @@ final class Scaler {
             }
         }
         return image
+    }
+
+    /// RGB sources keep their full chroma through libswscale, which otherwise converts them to
+    /// 4:2:0 YUV on the way: a colour edge softened over two pixels, and on an odd width the
+    /// last pair of chroma samples read a pixel past each row's end (the last output column off
+    /// by 13-75 levels on QuickTime Animation, PNG-in-MOV and FFV1 RGB, and from the decoder's
+    /// uncleared padding, different from run to run: two different GIFs in eight runs).
+    static func chromaFlags(_ format: AVPixelFormat) -> Int32 {
+        guard let descriptor = av_pix_fmt_desc_get(format), descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 else { return 0 }
+        return SWS_FULL_CHR_H_INP | SWS_FULL_CHR_H_INT
     }
 
     /// The tone mapper of the current HDR stream (its LUTs are built once).
