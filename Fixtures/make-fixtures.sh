@@ -317,6 +317,11 @@ say mpeg2_raw.m2v "MPEG-2 64x48 25 fps 4 s, raw"
 python3 "$helper" counter 201 9 3 |
     "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 201x9 -framerate 10 -i pipe:0 -c:v qtrle -pix_fmt rgb24 "${BITEXACT[@]}" "$out/rgb_odd.mov"
 say rgb_odd.mov "QuickTime Animation rgb24 201x9, 3 frames"
+# 29d10. uyvy_2vuy.mov: 3 counter frames 32x16 as uncompressed QuickTime 4:2:2 (2vuy, 16 bits a pixel,
+#      whose sample description says 24): read without probing (thumb, storyboard) it is whole pictures.
+python3 "$helper" counter 32 16 3 |
+    "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 32x16 -framerate 10 -i pipe:0 -c:v rawvideo -pix_fmt uyvy422 -tag:v 2vuy "${BITEXACT[@]}" "$out/uyvy_2vuy.mov"
+say uyvy_2vuy.mov "uncompressed 2vuy 32x16, 3 frames"
 
 # 29e. audio_longer.mkv: 1 s of testsrc2 at 25 fps (64x48) with 1.04 s of audio: Matroska gives its
 #      streams no length of their own, and the container's runs to where the audio ends.

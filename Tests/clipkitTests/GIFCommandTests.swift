@@ -125,6 +125,21 @@ import TestSupport
         }
     }
 
+    /// Uncompressed QuickTime 4:2:2 (2vuy), whose sample description says 24 bits a pixel for
+    /// its 16: `thumb` and `storyboard`, which do not probe, took every picture for one cut short
+    /// ("a raw picture of 1024 bytes, 1536 needed") and refused the file; `gif` probed and worked.
+    @Test func uncompressedQuickTimeIsReadWithoutProbing() throws {
+        let dir = Fixture.scratchDirectory()
+        let source = Fixture.url("video/uyvy_2vuy.mov").path
+        let thumb = try CLI.run(["thumb", source, "--size", "0", "-o", "t.png"], in: dir)
+        #expect(thumb.status == 0 && thumb.stderr.isEmpty, "\(thumb.stderr)")
+        let poster = try PNGReader.read(dir.appendingPathComponent("t.png"))
+        let p = poster.pixel(x: 16, y: 8)
+        #expect(abs(Int(p.r) - 8) <= 4 && abs(Int(p.g) - 8) <= 4, "counter 0 is (8, 8, 128): \(p)")
+        let board = try CLI.run(["storyboard", source, "-o", "sb", "--interval", "0.1"], in: dir)
+        #expect(board.status == 0 && board.stderr.isEmpty, "\(board.stderr)")
+    }
+
     func loopCount(_ url: URL) throws -> Int? {
         let decoder = try GIFDecoder(url: url)
         _ = try decoder.remainingDelays()

@@ -23,7 +23,10 @@ enum RawPictureSize {
             bytes = image - (descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_PAL) != 0 ? Int(AVPALETTE_SIZE) : 0)
         }
         let bits = Int(parameters.bits_per_coded_sample)
-        if bits > 0 {
+        // Without a known pixel format the container's bits a pixel are trusted only for
+        // paletted pictures: a QuickTime 2vuy (4:2:2, 16 bits) says 24, and unprobed, every
+        // whole picture was taken for one cut short (`thumb` and `storyboard` refused the file).
+        if bits > 0 && (image > 0 || bits <= 8) {
             let (row, rowOverflow) = width.multipliedReportingOverflow(by: bits)
             let (packed, overflow) = ((row + 7) / 8).multipliedReportingOverflow(by: height)
             if !rowOverflow && !overflow { bytes = min(bytes, packed) }
