@@ -150,11 +150,7 @@ struct ReferenceDecode {
         #expect(decoded.delays == Array(repeating: 10, count: 20), "\(decoded.delays)")
         // Tick i (at i/10 s) shows counter 50 + 2.5 i.
         #expect(decoded.canvases.map(Self.counter) == (0..<20).map { 50 + $0 * 5 / 2 }, "\(decoded.canvases.map(Self.counter))")
-        for (at, counter) in [("0", 50), ("50%", 75), ("1", 75)] {
-            let thumb = try CLI.run(["thumb", "--at", at, url.path, "-o", "t.png", "--force"], in: scratch)
-            #expect(thumb.status == 0 && thumb.stderr.isEmpty, "\(at): \(thumb.stderr)")
-            #expect(try Self.counter(PNGReader.read(scratch.appendingPathComponent("t.png"))) == counter, "--at \(at)")
-        }
+        try Self.expectThumbs(url, [("0", 50), ("50%", 75), ("1", 75)], in: scratch)
         // A stream that begins on a keyframe is as it was: the other TS fixtures start where their first packet does.
         #expect(try VideoReader(url: Fixture.url("video/seek_midgop_hevc.ts")).info.duration.map { abs($0 - 12) < 0.001 } == true)
     }
@@ -173,11 +169,7 @@ struct ReferenceDecode {
         // Tick i (at i/10 s) shows counter 2.5 i, across both joins.
         #expect(decoded.canvases.map(Self.counter) == (0..<40).map { $0 * 5 / 2 }, "\(decoded.canvases.map(Self.counter))")
         // Times inside each part are found (by decoding from the beginning: the file is not sought by timestamp).
-        for (at, counter) in [("1.6", 40), ("2.8", 70), ("3.5", 87), ("50%", 50), ("3.96", 99)] {
-            let thumb = try CLI.run(["thumb", "--at", at, url.path, "-o", "t.png", "--force"], in: scratch)
-            #expect(thumb.status == 0 && thumb.stderr.isEmpty, "\(at): \(thumb.stderr)")
-            #expect(try Self.counter(PNGReader.read(scratch.appendingPathComponent("t.png"))) == counter, "--at \(at)")
-        }
+        try Self.expectThumbs(url, [("1.6", 40), ("2.8", 70), ("3.5", 87), ("50%", 50), ("3.96", 99)], in: scratch)
         let cut = try CLI.run(["gif", url.path, "--start", "2.5", "--duration", "1", "-o", "cut.gif", "-q"], in: scratch)
         #expect(cut.status == 0, "\(cut.stderr)")
         let part = try Decoded.gif(scratch.appendingPathComponent("cut.gif"), keep: 10)
@@ -199,11 +191,7 @@ struct ReferenceDecode {
         let scratch = Fixture.scratchDirectory()
         let info = try CLI.run(["info", "--json", url.path], in: scratch)
         #expect(info.stdout.contains("\"duration_ms\":2000") || info.stdout.contains("\"duration_ms\": 2000"), "\(info.stdout)")
-        for (at, counter) in [("0", 50), ("1", 75), ("50%", 75), ("1.96", 99)] {
-            let thumb = try CLI.run(["thumb", "--at", at, url.path, "-o", "t.png", "--force"], in: scratch)
-            #expect(thumb.status == 0 && thumb.stderr.isEmpty, "\(at): \(thumb.stderr)")
-            #expect(try Self.counter(PNGReader.read(scratch.appendingPathComponent("t.png"))) == counter, "--at \(at)")
-        }
+        try Self.expectThumbs(url, [("0", 50), ("1", 75), ("50%", 75), ("1.96", 99)], in: scratch)
         let gif = try CLI.run(["gif", url.path, "-o", "g.gif", "-q"], in: scratch)
         #expect(gif.status == 0, "\(gif.stderr)")
         let decoded = try Decoded.gif(scratch.appendingPathComponent("g.gif"), keep: 20)
@@ -212,6 +200,15 @@ struct ReferenceDecode {
         #expect(board.status == 0, "\(board.stderr)")
         let cues = try String(contentsOf: scratch.appendingPathComponent("sb/storyboard.vtt"), encoding: .utf8)
         #expect(cues.components(separatedBy: "-->").count - 1 == 4, "\(cues)")
+    }
+
+    /// `thumb --at` of `url` at each time shows the counter frame given, with nothing on stderr.
+    static func expectThumbs(_ url: URL, _ expected: [(at: String, counter: Int)], in scratch: URL) throws {
+        for (at, counter) in expected {
+            let thumb = try CLI.run(["thumb", "--at", at, url.path, "-o", "t.png", "--force"], in: scratch)
+            #expect(thumb.status == 0 && thumb.stderr.isEmpty, "\(at): \(thumb.stderr)")
+            #expect(try Self.counter(PNGReader.read(scratch.appendingPathComponent("t.png"))) == counter, "--at \(at)")
+        }
     }
 
     /// The counter fixture's frame number (R = 8 + 16*(n%16), G = 8 + 16*(n/16)).
