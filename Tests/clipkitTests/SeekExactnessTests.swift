@@ -144,12 +144,8 @@ struct ReferenceDecode {
         let url = Fixture.url("video/ts_midgop.ts")
         #expect(try VideoReader(url: url).info.duration.map { abs($0 - 2) < 0.001 } == true)
         let scratch = Fixture.scratchDirectory()
-        let gif = try CLI.run(["gif", url.path, "-o", "g.gif", "-q"], in: scratch)
-        #expect(gif.status == 0, "\(gif.stderr)")
-        let decoded = try Decoded.gif(scratch.appendingPathComponent("g.gif"), keep: 20)
-        #expect(decoded.delays == Array(repeating: 10, count: 20), "\(decoded.delays)")
         // Tick i (at i/10 s) shows counter 50 + 2.5 i.
-        #expect(decoded.canvases.map(Self.counter) == (0..<20).map { 50 + $0 * 5 / 2 }, "\(decoded.canvases.map(Self.counter))")
+        try Self.expectGIFTicks(url, first: 50, count: 20, in: scratch)
         try Self.expectThumbs(url, [("0", 50), ("50%", 75), ("1", 75)], in: scratch)
         // A stream that begins on a keyframe is as it was: the other TS fixtures start where their first packet does.
         #expect(try VideoReader(url: Fixture.url("video/seek_midgop_hevc.ts")).info.duration.map { abs($0 - 12) < 0.001 } == true)
@@ -162,12 +158,8 @@ struct ReferenceDecode {
         let url = Fixture.url("video/ts_joined.ts")
         #expect(try VideoReader(url: url).info.duration.map { abs($0 - 4) < 0.001 } == true)
         let scratch = Fixture.scratchDirectory()
-        let gif = try CLI.run(["gif", url.path, "-o", "g.gif", "-q"], in: scratch)
-        #expect(gif.status == 0, "\(gif.stderr)")
-        let decoded = try Decoded.gif(scratch.appendingPathComponent("g.gif"), keep: 40)
-        #expect(decoded.delays == Array(repeating: 10, count: 40), "\(decoded.delays)")
         // Tick i (at i/10 s) shows counter 2.5 i, across both joins.
-        #expect(decoded.canvases.map(Self.counter) == (0..<40).map { $0 * 5 / 2 }, "\(decoded.canvases.map(Self.counter))")
+        try Self.expectGIFTicks(url, first: 0, count: 40, in: scratch)
         // Times inside each part are found (by decoding from the beginning: the file is not sought by timestamp).
         try Self.expectThumbs(url, [("1.6", 40), ("2.8", 70), ("3.5", 87), ("50%", 50), ("3.96", 99)], in: scratch)
         let cut = try CLI.run(["gif", url.path, "--start", "2.5", "--duration", "1", "-o", "cut.gif", "-q"], in: scratch)
@@ -192,14 +184,20 @@ struct ReferenceDecode {
         let info = try CLI.run(["info", "--json", url.path], in: scratch)
         #expect(info.stdout.contains("\"duration_ms\":2000") || info.stdout.contains("\"duration_ms\": 2000"), "\(info.stdout)")
         try Self.expectThumbs(url, [("0", 50), ("1", 75), ("50%", 75), ("1.96", 99)], in: scratch)
-        let gif = try CLI.run(["gif", url.path, "-o", "g.gif", "-q"], in: scratch)
-        #expect(gif.status == 0, "\(gif.stderr)")
-        let decoded = try Decoded.gif(scratch.appendingPathComponent("g.gif"), keep: 20)
-        #expect(decoded.canvases.map(Self.counter) == (0..<20).map { 50 + $0 * 5 / 2 }, "\(decoded.canvases.map(Self.counter))")
+        try Self.expectGIFTicks(url, first: 50, count: 20, in: scratch)
         let board = try CLI.run(["storyboard", url.path, "-o", "sb", "--interval", "0.5", "-q"], in: scratch)
         #expect(board.status == 0, "\(board.stderr)")
         let cues = try String(contentsOf: scratch.appendingPathComponent("sb/storyboard.vtt"), encoding: .utf8)
         #expect(cues.components(separatedBy: "-->").count - 1 == 4, "\(cues)")
+    }
+
+    /// `gif` of `url` (10 fps) has `count` ticks of 10 cs, tick i showing counter `first` + 2.5 i.
+    static func expectGIFTicks(_ url: URL, first: Int, count: Int, in scratch: URL) throws {
+        let gif = try CLI.run(["gif", url.path, "-o", "g.gif", "-q", "--force"], in: scratch)
+        #expect(gif.status == 0, "\(gif.stderr)")
+        let decoded = try Decoded.gif(scratch.appendingPathComponent("g.gif"), keep: count)
+        #expect(decoded.delays == Array(repeating: 10, count: count), "\(decoded.delays)")
+        #expect(decoded.canvases.map(Self.counter) == (0..<count).map { first + $0 * 5 / 2 }, "\(decoded.canvases.map(Self.counter))")
     }
 
     /// `thumb --at` of `url` at each time shows the counter frame given, with nothing on stderr.
