@@ -359,4 +359,11 @@ say ramp48.png "16-bit grey ramp 256x8, no gAMA"
 "${FF[@]}" -i "$out/counter.mp4" -c copy -output_ts_offset 36000 "${BITEXACT[@]}" "$out/offset_10h.mkv"
 say offset_10h.mkv "H.264 160x120 30 fps 4 s, timestamps from 36000 s"
 
+# 34. vui_aspect.mp4: anamorphic.mp4 with its pasp box renamed `free`: the 16:9 pixels are in the
+#     H.264 VUI only, as DVCPRO HD, HDV and `h264_metadata`-retagged MOV/MP4 carry them. Shown
+#     213x120 by ffmpeg; an unprobed open sees no aspect ratio in the headers.
+python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); assert d.count(b"pasp") == 1; open(sys.argv[2], "wb").write(d.replace(b"pasp", b"free"))' \
+    "$out/anamorphic.mp4" "$out/vui_aspect.mp4"
+say vui_aspect.mp4 "H.264 120x120, SAR 16:9 in the VUI only"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

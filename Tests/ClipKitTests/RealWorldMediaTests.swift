@@ -25,6 +25,28 @@ import TestSupport
         #expect(quick.info.width == 213)
     }
 
+    /// The same pixels given by the H.264 VUI only (no `pasp`, as DVCPRO HD, HDV and retagged
+    /// MOV/MP4 have them): a thumbnail, a poster, a storyboard tile and a GIF are 16:9 as ffmpeg
+    /// shows it (the unprobed thumbnail and storyboard were 120x120 and 160x160).
+    @Test func aspectRatioOnlyInTheBitstreamIsKept() throws {
+        let url = Fixture.url("video/vui_aspect.mp4")
+        let thumb = try Thumbnailer().thumbnail(of: url)
+        #expect((thumb.width, thumb.height) == (213, 120))
+        let late = try Thumbnailer(options: ThumbnailOptions(position: .seconds(0.5))).thumbnail(of: url)
+        #expect((late.width, late.height) == (213, 120))
+        var best = ThumbnailOptions()
+        best.pick = .best
+        let poster = try Thumbnailer(options: best).thumbnail(of: url)
+        #expect((poster.width, poster.height) == (213, 120))
+        let out = Fixture.scratchDirectory().appendingPathComponent("a.gif")
+        let gif = try GIFConverter().convert(video: url, to: out)
+        #expect((gif.width, gif.height) == (213, 120))
+        let board = try Storyboarder().makeStoryboard(of: url, in: Fixture.scratchDirectory().appendingPathComponent("sb"))
+        #expect(board.manifest.tile.width == 160 && board.manifest.tile.height == 90)
+        // The first picture gives it at open when asked; the header alone does not.
+        #expect(try VideoReader(url: url, limits: Limits(), fullProbe: false, defaultOptions: nil, aspectAtOpen: true).info.width == 213)
+    }
+
     /// The first GIF frame (canvas), the thumbnail and the GIF's poster of a video with alpha,
     /// at its own size.
     func alphaOutputs(_ name: String) throws -> (gif: RGBAImage, thumbnail: RGBAImage, poster: RGBAImage) {

@@ -12,7 +12,11 @@ final class Demuxer {
     private let probed: Bool
     var format: UnsafeMutablePointer<AVFormatContext> { context.pointer }
     let streamIndex: Int32
-    let info: VideoInfo
+    /// Changed only by `adoptAspect(of:)`.
+    private(set) var info: VideoInfo
+    /// The headers gave no pixel aspect ratio, and the codec's pictures may carry one
+    /// (`BitstreamAspect`): the first picture decoded gives it (`adoptAspect(of:)`).
+    private(set) var aspectAwaitsPicture: Bool
     /// The whole file's length (the longest stream, audio included), when known.
     let containerDuration: Double?
     let decoder: UnsafePointer<AVCodec>
@@ -36,7 +40,7 @@ final class Demuxer {
     let undecodableBefore: Int64?
 
     init(url: URL, maxPixels: Int = 100_000_000, maxMemory: Int = Limits().maxMemory, deadline: Deadline = .none,
-         fullProbe: Bool = true, coverArt: Bool = false) throws {
+         fullProbe: Bool = true, coverArt: Bool = false, aspectAtOpen: Bool = false) throws {
         try FFmpegLibraries.load()
         Demuxer.quietLogs
         let path = url.path
@@ -184,9 +188,15 @@ final class Demuxer {
         if jumpScan != nil || fragmented || guessed { whole = duration }
         containerDuration = whole
         var aspect = av_guess_sample_aspect_ratio(context, context.pointee.streams[Int(index)], nil)
-        if aspect.num <= 0 || aspect.den <= 0 || Double(aspect.num) / Double(aspect.den) > 100 || Double(aspect.num) / Double(aspect.den) < 0.01 {
-            aspect = AVRational(num: 1, den: 1)
+        // Headers without a pixel aspect ratio, for a codec whose pictures may carry one: the
+        // first picture's, now (one picture decoded) or when the first is decoded anyway.
+        var awaitsPicture = !probed && aspect.num == 0 && BitstreamAspect.isNeeded(for: parameters)
+        if awaitsPicture && aspectAtOpen {
+            awaitsPicture = false
+            aspect = BitstreamAspect.find(path: path, index: index, decoder: chosenDecoder, deadline: deadline) ?? aspect
         }
+        aspectAwaitsPicture = awaitsPicture
+        aspect = Demuxer.plausibleAspect(aspect) ?? AVRational(num: 1, den: 1)
         let pixelFormat = AVPixelFormat(rawValue: parameters.format)
         var formatName = "unknown", bitDepth = 8, hasAlpha = false
         var bytesPer64Pixels: Int?
@@ -228,6 +238,24 @@ final class Demuxer {
     }
 
     var stream: UnsafeMutablePointer<AVStream> { format.pointee.streams[Int(streamIndex)]! }
+
+    /// Takes the pixel aspect ratio of `frame`, the first picture decoded, when the headers
+    /// gave none (`aspectAwaitsPicture`); nothing otherwise. True when `info` changed.
+    func adoptAspect(of frame: UnsafePointer<AVFrame>) -> Bool {
+        guard aspectAwaitsPicture else { return false }
+        aspectAwaitsPicture = false
+        guard let aspect = Demuxer.plausibleAspect(frame.pointee.sample_aspect_ratio),
+              (Int(aspect.num), Int(aspect.den)) != info.sampleAspectRatio else { return false }
+        info.sampleAspectRatio = (Int(aspect.num), Int(aspect.den))
+        return true
+    }
+
+    /// `aspect` unless unknown or absurd (under 1:100 or over 100:1).
+    static func plausibleAspect(_ aspect: AVRational) -> AVRational? {
+        guard aspect.num > 0, aspect.den > 0 else { return nil }
+        let value = Double(aspect.num) / Double(aspect.den)
+        return value <= 100 && value >= 0.01 ? aspect : nil
+    }
 
     /// Rewinds `format` to its first byte for a file whose beginning is byte 0 (MPEG-TS/PS, raw
     /// streams): a byte seek, else the bytes themselves with the demuxer's buffers emptied (a
