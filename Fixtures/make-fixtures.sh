@@ -366,4 +366,12 @@ python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); assert d.count(b"pas
     "$out/anamorphic.mp4" "$out/vui_aspect.mp4"
 say vui_aspect.mp4 "H.264 120x120, SAR 16:9 in the VUI only"
 
+# 35. ps_tail.mpg: 12 counter frames 720x576 as intra MPEG-2 in MPEG-PS (ffmpeg's mpeg muxer), 25 fps.
+#     MPEG-PS is sought by decode time: the seek for frame 10 lands on frame 11, the last, whose
+#     picture comes out of the end code's packet without a timestamp.
+python3 "$helper" counter 720 576 12 |
+    "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 720x576 -framerate 25 -i pipe:0 -c:v mpeg2video -q:v 3 \
+        "${BITEXACT[@]}" "$out/ps_tail.mpg"
+say ps_tail.mpg "MPEG-2 720x576 25 fps in MPEG-PS, 12 counter frames"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

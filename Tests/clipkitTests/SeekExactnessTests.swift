@@ -191,6 +191,15 @@ struct ReferenceDecode {
         #expect(cues.components(separatedBy: "-->").count - 1 == 4, "\(cues)")
     }
 
+    /// MPEG-PS is sought by decode time, so the seek for frame 10 of 12 lands on frame 11, whose
+    /// picture comes untimed out of the end code's packet: it was counted from 0 and shown for
+    /// `--at 0.40` (and for 0.42). A picture without a timestamp is no landing.
+    @Test func anUntimedPictureAfterASeekIsNoLanding() throws {
+        let url = Fixture.url("video/ps_tail.mpg")
+        let scratch = Fixture.scratchDirectory()
+        try Self.expectThumbs(url, [("0.36", 9), ("0.40", 10), ("0.42", 10), ("0.44", 11), ("100%", 11)], in: scratch)
+    }
+
     /// `gif` of `url` (10 fps) has `count` ticks of 10 cs, tick i showing counter `first` + 2.5 i.
     static func expectGIFTicks(_ url: URL, first: Int, count: Int, in scratch: URL) throws {
         let gif = try CLI.run(["gif", url.path, "-o", "g.gif", "-q", "--force"], in: scratch)

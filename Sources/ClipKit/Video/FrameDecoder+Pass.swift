@@ -32,7 +32,7 @@ extension FrameDecoder {
                 }
                 if pass.relocation != nil { try relocate(&pass) }
                 let status = demuxer.read(packet)
-                if status < 0 { break }  // end of file, or a truncated one: decode what we have
+                if status < 0 { break }
                 defer { av_packet_unref(packet) }
                 guard packet.pointee.stream_index == demuxer.streamIndex else { continue }
                 decodeOrder.prepare(packet)
@@ -132,6 +132,15 @@ extension FrameDecoder {
             let time = presentationTime(of: frame)
             let damaged = frame.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 || frame.pointee.decode_error_flags != 0
             if let target = pass.landing {
+                // An untimed picture after a seek cannot be placed: it was counted from 0, and
+                // shown for the target. (MPEG-PS seeks by decode time: the seek for frame 23 of
+                // an MPEG-2 .mpg landed on frame 24, the last, which came out of its end code's
+                // packet untimed, and `thumb --at` showed it for 0.92 s.)
+                if frame.pointee.best_effort_timestamp == ck_av_nopts_value() {
+                    av_frame_unref(frame)
+                    pass.landingMissed(skipper: &skipper, pushedCount: sequence.pushedCount)
+                    return
+                }
                 // After a seek only a chain that starts at a picture the decoder itself calls
                 // intra is clean: containers flag P-frames as keyframes, and a decode that
                 // starts mid-GOP (MPEG-TS) makes pictures from references it never had.
