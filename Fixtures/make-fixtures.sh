@@ -374,4 +374,13 @@ python3 "$helper" counter 720 576 12 |
         "${BITEXACT[@]}" "$out/ps_tail.mpg"
 say ps_tail.mpg "MPEG-2 720x576 25 fps in MPEG-PS, 12 counter frames"
 
+# 36. two_edits.mp4: 75 counter frames 64x48 at 25 fps (H.264 with B-frames) whose edit list shows media
+#     0-1 s, then 2-3 s: libavformat gives counter 0-24 at 0-0.96 s and 50-74 at 1.04-2.0 s, and the
+#     frames between as references flagged discard.
+python3 "$helper" counter 64 48 75 |
+    "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 64x48 -framerate 25 -i pipe:0 -vf "$TO_YUV" "${X264[@]}" -crf 20 \
+        "${BITEXACT[@]}" "$tmp/two_edits_src.mp4"
+python3 "$helper" edit_list "$tmp/two_edits_src.mp4" "$out/two_edits.mp4" 1000:1024,1000:26624
+say two_edits.mp4 "H.264 64x48 25 fps, an edit list of media 0-1 s and 2-3 s"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

@@ -8,7 +8,11 @@
   vfr_setpts MS      prints a setpts expression mapping frame index N to the
                      given comma-separated times in milliseconds; use it after
                      settb=1/1000 (integers, so no float truncation).
+  edit_list IN OUT E rewrites the one edit list of IN (an MP4 with its moov at the
+                     end, so no chunk offset moves) to the entries E, "duration:media_time,...":
+                     durations in movie time-scale units, media times in the track's.
 """
+import struct
 import sys
 
 
@@ -38,9 +42,39 @@ def vfr_setpts(times):
     print(expr)
 
 
+def boxes(data, start, end, path):
+    """(offset, size) of each box on `path` (a list of four-character names) within data[start:end]."""
+    found = []
+    i = start
+    while i < end:
+        size, kind = struct.unpack(">I4s", data[i:i + 8])
+        if kind.decode("latin-1") == path[0]:
+            found += [[(i, size)]] if len(path) == 1 else [[(i, size)] + f for f in boxes(data, i + 8, i + size, path[1:])]
+        i += size
+    return found
+
+
+def edit_list(source, target, entries):
+    data = bytearray(open(source, "rb").read())
+    chains = boxes(data, 0, len(data), ["moov", "trak", "edts", "elst"])
+    assert len(chains) == 1 and data.rfind(b"moov") > data.find(b"mdat"), "one edit list, moov at the end"
+    chain = chains[0]
+    start, size = chain[-1]
+    pairs = [tuple(int(x) for x in e.split(":")) for e in entries.split(",")]
+    body = struct.pack(">4sII", b"elst", 0, len(pairs)) + b"".join(struct.pack(">IiI", d, t, 0x10000) for d, t in pairs)
+    new = struct.pack(">I", 4 + len(body)) + body
+    for offset, parent in chain[:-1]:
+        struct.pack_into(">I", data, offset, parent + len(new) - size)
+    data[start:start + size] = new
+    open(target, "wb").write(bytes(data))
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "vfr_setpts":
         vfr_setpts(argv[2])
+        return 0
+    if len(argv) == 5 and argv[1] == "edit_list":
+        edit_list(argv[2], argv[3], argv[4])
         return 0
     if len(argv) != 5 or argv[1] not in ("counter", "quadrants"):
         sys.stderr.write(__doc__)

@@ -89,6 +89,21 @@ import TestSupport
         #expect(early.map { counterFrame($0.image.pixel(x: 32, y: 24)) } == [48])
     }
 
+    /// An edit list of two segments (media 0-1 s, then 2-3 s): libavformat shows counter 0-24 at
+    /// 0-0.96 s and 50-74 from 1.04 s, and reads the left-out frames between as references
+    /// flagged discard. Counter 25's time (1.00 s) ended counter 24's, which was skipped as no
+    /// tick's, and the 1.0 s tick showed counter 23, on screen then under no reading.
+    @Test func aLeftOutFrameEndsNoFrameAtAnEditListJoin() throws {
+        for fps in [10.0, 20.0] {
+            let (ticks, _) = try frames("two_edits.mp4", FrameReadOptions(fps: fps))
+            let expected = (0..<Int(2 * fps)).map { k -> Int in
+                let t = Double(k) / fps
+                return t < 1.04 - 1e-9 ? min(Int((t * 25).rounded(.down)), 24) : 50 + Int(((t - 1.04) * 25 + 1e-9).rounded(.down))
+            }
+            #expect(Array(ticks.map { counterFrame($0.image.pixel(x: 32, y: 24)) }.prefix(expected.count)) == expected, "\(fps) fps")
+        }
+    }
+
     @Test func sampledByTimestampNotIndex() throws {
         // 30 fps read at 10 fps: tick k shows source frame 3k.
         let (frames, duration) = try frames("counter.mp4", FrameReadOptions(fps: 10))

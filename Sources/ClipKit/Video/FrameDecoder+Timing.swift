@@ -63,7 +63,10 @@ extension FrameDecoder {
     /// did: rounded to the time base, Matroska's and a 1000 Hz MP4 track's milliseconds, it
     /// gave 29.97 fps frames 33 ms where they are 33 and 34 ms apart, and the frame on screen at
     /// 0.5 s, from 0.467 to 0.501, was skipped for the one before it.) With no later timestamp
-    /// read, the frame is decoded.
+    /// read, the frame is decoded. A packet an edit list leaves out (`AV_PKT_FLAG_DISCARD`:
+    /// decoded as a reference, never shown) ends no frame: at the join of a two-segment edit
+    /// list, the first segment's last frame (0.96 s) was judged over at 1.00 s by a left-out
+    /// frame's time, skipped, and the 1.0 s tick showed the frame before it.
     func skipIfUnneeded(_ packet: AVPacket, codec: UnsafeMutablePointer<AVCodecContext>) {
         if packet.pts == ck_av_nopts_value() { packetsTimed = false }
         var needed = true
@@ -72,7 +75,7 @@ extension FrameDecoder {
             if let next = laterTimestamps.earliest(after: packet.pts) {
                 needed = sampler.isNeeded(time: time, duration: Double(next - packet.pts) * timeBase)
             }
-            laterTimestamps.note(packet.pts)
+            if packet.flags & AV_PKT_FLAG_DISCARD == 0 { laterTimestamps.note(packet.pts) }
         }
         codec.pointee.skip_frame = needed ? AVDISCARD_DEFAULT : AVDISCARD_NONREF
     }
