@@ -14,8 +14,8 @@ final class Demuxer {
     let streamIndex: Int32
     /// Changed only by `adoptAspect(of:)`.
     private(set) var info: VideoInfo
-    /// The headers gave no pixel aspect ratio, and the codec's pictures may carry one
-    /// (`BitstreamAspect`): the first picture decoded gives it (`adoptAspect(of:)`).
+    /// The headers gave no pixel aspect ratio, and the streams were not probed: the first
+    /// picture decoded gives it (`adoptAspect(of:)`, `BitstreamAspect`).
     private(set) var aspectAwaitsPicture: Bool
     /// The whole file's length (the longest stream, audio included), when known.
     let containerDuration: Double?
@@ -188,9 +188,9 @@ final class Demuxer {
         if jumpScan != nil || fragmented || guessed { whole = duration }
         containerDuration = whole
         var aspect = av_guess_sample_aspect_ratio(context, context.pointee.streams[Int(index)], nil)
-        // Headers without a pixel aspect ratio, for a codec whose pictures may carry one: the
-        // first picture's, now (one picture decoded) or when the first is decoded anyway.
-        var awaitsPicture = !probed && aspect.num == 0 && BitstreamAspect.isNeeded(for: parameters)
+        // Headers without a pixel aspect ratio, unprobed: the first picture's (`BitstreamAspect`),
+        // now (one picture decoded) or when the first is decoded anyway.
+        var awaitsPicture = !probed && aspect.num == 0
         if awaitsPicture && aspectAtOpen {
             awaitsPicture = false
             aspect = BitstreamAspect.find(path: path, index: index, decoder: chosenDecoder, deadline: deadline) ?? aspect
