@@ -383,4 +383,11 @@ python3 "$helper" counter 64 48 75 |
 python3 "$helper" edit_list "$tmp/two_edits_src.mp4" "$out/two_edits.mp4" 1000:1024,1000:26624
 say two_edits.mp4 "H.264 64x48 25 fps, an edit list of media 0-1 s and 2-3 s"
 
+# 37. ps_sparse.mpg: 75 counter frames 160x120 (blue 128) as H.264 with B-frames in MPEG-PS, 25 fps: ffmpeg's
+#     mpeg muxer puts a timestamp on 3 PES of 6, each holding many frames, so nearly every frame is untimed.
+python3 "$helper" counter 160 120 75 128 |
+    "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 160x120 -framerate 25 -i pipe:0 -c:v libx264 -pix_fmt yuv420p \
+        "${BITEXACT[@]}" -f mpeg "$out/ps_sparse.mpg"
+say ps_sparse.mpg "H.264 160x120 25 fps in MPEG-PS, 3 timestamps for 75 frames"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes raw rgb24 frames to stdout for Fixtures/make-fixtures.sh.
 
-  counter W H N      N solid frames; frame n has R = 8 + 16*(n % 16),
-                     G = 8 + 16*((n // 16) % 16), B = 200.
+  counter W H N [B] N solid frames; frame n has R = 8 + 16*(n % 16),
+                     G = 8 + 16*((n // 16) % 16), B = 200 (or B).
   quadrants W H N    N identical frames: top-left red, top-right green,
                      bottom-left blue, bottom-right white.
   vfr_setpts MS      prints a setpts expression mapping frame index N to the
@@ -16,13 +16,13 @@ import struct
 import sys
 
 
-def counter_colour(n):
-    return (8 + 16 * (n % 16), 8 + 16 * ((n // 16) % 16), 200)
+def counter_colour(n, blue=200):
+    return (8 + 16 * (n % 16), 8 + 16 * ((n // 16) % 16), blue)
 
 
-def counter(w, h, count, out):
+def counter(w, h, count, out, blue=200):
     for n in range(count):
-        out.write(bytes(counter_colour(n)) * (w * h))
+        out.write(bytes(counter_colour(n, blue)) * (w * h))
 
 
 def quadrants(w, h, count, out):
@@ -75,6 +75,10 @@ def main(argv):
         return 0
     if len(argv) == 5 and argv[1] == "edit_list":
         edit_list(argv[2], argv[3], argv[4])
+        return 0
+    if len(argv) == 6 and argv[1] == "counter":
+        counter(int(argv[2]), int(argv[3]), int(argv[4]), sys.stdout.buffer, int(argv[5]))
+        sys.stdout.buffer.flush()
         return 0
     if len(argv) != 5 or argv[1] not in ("counter", "quadrants"):
         sys.stderr.write(__doc__)

@@ -104,6 +104,18 @@ import TestSupport
         }
     }
 
+    /// H.264 in an MPEG-PS with a timestamp on few PES: untimed frames continue from the last by
+    /// their own duration (40 ms). By the step before them, 0.2 s from the frame before the first
+    /// timestamp, 65 frames ran 9.68 s.
+    @Test func untimedFramesContinueByTheirOwnDuration() throws {
+        let (all, duration) = try frames("ps_sparse.mpg", FrameReadOptions())
+        #expect(all.count >= 70)
+        // In order, 40 ms apart but around the timestamp libavformat misplaces (two gaps).
+        let gaps = zip(all.dropFirst(), all).map { $0.time - $1.time }
+        #expect(gaps.allSatisfy { $0 > 0 } && gaps.filter { $0 > 0.05 }.count <= 2, "\(all.map(\.time))")
+        #expect(abs((duration ?? 0) - 3.0) < 0.05, "\(duration ?? 0)")
+    }
+
     @Test func sampledByTimestampNotIndex() throws {
         // 30 fps read at 10 fps: tick k shows source frame 3k.
         let (frames, duration) = try frames("counter.mp4", FrameReadOptions(fps: 10))
