@@ -177,6 +177,13 @@ final class Demuxer {
             let read = Double(scan.end - (firstShown ?? stream.start_time)) * timeBase
             if read > header + 0.001 { duration = read }
         }
+        // Most frames without a time: they are decoded at their own duration, one frame of the
+        // nominal rate each (`FrameDecoder.presentationTime`), and last as many frames as there
+        // are. (libavformat's length from the few times, misplaced on the frames that carry them,
+        // was 3.92 s for 75 frames at 25 fps, and 11.72 s for 300; their GIFs 3.0 and 12.0 s.)
+        if jumpScan == nil, let scan, scan.isMostlyUntimed, let frameRate {
+            duration = Double(scan.packets) / frameRate
+        }
         if isCoverArt { duration = nil }
         var whole: Double?
         if context.pointee.duration > 0 && context.pointee.duration != ck_av_nopts_value() {

@@ -84,6 +84,13 @@ struct TimestampJumps {
     struct Scan {
         var jumped: Bool
         var end: Int64
+        /// The stream's packets, and those with neither timestamp.
+        var packets = 0
+        var untimed = 0
+
+        /// Most packets carry no time (an MPEG-PS that times one PES in many): the frames between
+        /// the few times follow on at their own duration, and the times' gaps say nothing.
+        var isMostlyUntimed: Bool { untimed * 2 > packets }
     }
 
     /// Reads every packet of `format`'s stream `index` from where the demuxer is, making the
@@ -99,17 +106,21 @@ struct TimestampJumps {
         guard let packet else { return nil }
         var jumps = TimestampJumps(timeBase: stream.pointee.time_base.seconds, frameRate: frameRate)
         var end: Int64?
-        var read = 0
+        var read = 0, packets = 0, untimed = 0
         while av_read_frame(format, packet) >= 0 {
             defer { av_packet_unref(packet) }
             read += 1
             if read % 256 == 0, deadline.hasPassed { return nil }
             guard packet.pointee.stream_index == index else { continue }
+            packets += 1
             jumps.correct(packet)
             let time = packet.pointee.pts != ck_av_nopts_value() ? packet.pointee.pts : packet.pointee.dts
-            guard time != ck_av_nopts_value() else { continue }
+            guard time != ck_av_nopts_value() else {
+                untimed += 1
+                continue
+            }
             end = max(end ?? time, time &+ (packet.pointee.duration > 0 ? packet.pointee.duration : jumps.step))
         }
-        return end.map { Scan(jumped: jumps.jumped, end: $0) }
+        return end.map { Scan(jumped: jumps.jumped, end: $0, packets: packets, untimed: untimed) }
     }
 }
