@@ -283,6 +283,9 @@ say ts_joined.ts "H.264 64x48 25 fps, three MPEG-TS joined: jumps ahead, then ba
 #      have none; clipkit gives the pictures the decode times in turn: tick i shows counter 2.5 i.
 "${FF[@]}" -i "$tmp/counter25.mp4" "${X264[@]}" -crf 10 -bf 3 -g 50 "${BITEXACT[@]}" "$out/avi_h264_bframes.avi"
 say avi_h264_bframes.avi "H.264 64x48 25 fps 4 s, 3 B-frames, in AVI"
+# 29d3b. asf_h264_bframes.asf: the same in ASF, which libavformat times by decode time only, as AVI.
+"${FF[@]}" -i "$tmp/counter25.mp4" "${X264[@]}" -crf 10 -bf 3 -g 50 "${BITEXACT[@]}" "$out/asf_h264_bframes.asf"
+say asf_h264_bframes.asf "H.264 64x48 25 fps 4 s, 3 B-frames, in ASF"
 # 29d4. nut_bframes.nut: the same as H.264 with 3 B-frames in NUT, whose length (4.04 s, from 0) stops at
 #      the last timestamp less the start (0.08 s): sampled at 10 fps, B-frames are not decoded, and the
 #      gap before the last frame decoded is two frames, not its own 40 ms. 4.0 s, 40 ticks.

@@ -86,6 +86,17 @@ import TestSupport
         #expect(sequence.duration.map { abs($0 - 4) < 1e-6 } == true, "ends at \(String(describing: sequence.duration))")
     }
 
+    /// ASF, as libavformat reads it, times H.264 by decode time only, as AVI does: the pictures
+    /// take the decode times in turn (FFmpeg's own ran 3 pictures late: the 10 fps ticks showed
+    /// counter 0, 1, 4, 7, ...).
+    @Test func asfIsTimedAsAVIIs() throws {
+        let all = try frames("asf_h264_bframes.asf", fps: nil)
+        #expect(all.count == 100 && all.enumerated().allSatisfy { abs($1.sourceTime - Double($0) * 0.04) < 0.002 && Self.counter($1.image) == $0 },
+                "\(all.map { ($0.sourceTime, Self.counter($0.image)) }.prefix(8))")
+        let sampled = try frames("asf_h264_bframes.asf", fps: 10)
+        #expect(sampled.prefix(40).map { Self.counter($0.image) } == (0..<40).map { $0 * 5 / 2 }, "\(sampled.map { Self.counter($0.image) })")
+    }
+
     /// Frames AVI dropped (empty chunks, counter 10-14) leave their gap where it was: counter 9
     /// at 0.36 s is held until counter 15 at 0.60 s. (Given the decode times in turn, counter 15
     /// came at 0.40 s and counter 16 was held 240 ms.) Raw MPEG-1/2 video, whose parser times

@@ -2,8 +2,8 @@
 @_weakLinked import CFFmpeg
 
 /// AVI times its packets by their place in the file (decode order) and gives H.264 and HEVC
-/// packets no presentation time; libavformat's parser gives a raw MPEG-1/2 video stream decode
-/// times only. The decoder then times a picture by the packet being decoded when it came out,
+/// packets no presentation time, and so does ASF (WMV) as libavformat reads it; libavformat's
+/// parser gives a raw MPEG-1/2 video stream decode times only. The decoder then times a picture by the packet being decoded when it came out,
 /// which is as many packets later as it holds pictures back (B-frames: `has_b_frames`): a
 /// 25 fps H.264 clip with 2 B-frames started 80 ms late (the first picture held for 120 ms),
 /// and a raw MPEG-2 stream 40 ms late (every 10 fps tick showed the picture before the one on
@@ -12,7 +12,7 @@
 /// that come out at the flush have no time and follow on a frame apart. A gap in the times
 /// (frames AVI dropped) stays where the decoder puts it.
 ///
-/// Only those codecs, in AVI and raw MPEG video: MPEG-4 Part 2 in AVI gives its B-frames
+/// Only those codecs, in AVI, ASF and raw MPEG video: MPEG-4 Part 2 in AVI gives its B-frames
 /// presentation times, and Xvid's packed bitstream holds two pictures in one packet; other
 /// containers time their packets. A packet with a presentation time turns this off for the
 /// rest of the stream (a raw MPEG-2 stream with B-frames, whose parser times some, is left as
@@ -31,7 +31,8 @@ struct DecodeOrderTimes {
     init(codec: AVCodecID, container: String) {
         let mpeg = [AV_CODEC_ID_MPEG1VIDEO, AV_CODEC_ID_MPEG2VIDEO].contains(codec)
         dropsPresentationTimes = container == "mpegvideo" && mpeg
-        active = (container == "avi" && (mpeg || codec == AV_CODEC_ID_H264 || codec == AV_CODEC_ID_HEVC)) || dropsPresentationTimes
+        let decodeOrdered = container == "avi" || container == "asf"
+        active = (decodeOrdered && (mpeg || codec == AV_CODEC_ID_H264 || codec == AV_CODEC_ID_HEVC)) || dropsPresentationTimes
     }
 
     /// Drops a raw MPEG stream's packet presentation times (`dropsPresentationTimes`), before
