@@ -1,10 +1,10 @@
-// Streams timed only in decode order (H.264/HEVC in AVI, raw MPEG-1/2 video): pictures timed from the first, not the decoder's delay.
+// Streams timed only in decode order (H.264/HEVC in AVI and ASF, raw MPEG-1/2 video): pictures timed from the first, not the decoder's delay.
 @_weakLinked import CFFmpeg
 
 /// AVI times its packets by their place in the file (decode order) and gives H.264 and HEVC
 /// packets no presentation time, and so does ASF (WMV) as libavformat reads it; libavformat's
-/// parser gives a raw MPEG-1/2 video stream decode times only. The decoder then times a picture by the packet being decoded when it came out,
-/// which is as many packets later as it holds pictures back (B-frames: `has_b_frames`): a
+/// parser gives a raw MPEG-1/2 video stream decode times only. The decoder then times a picture
+/// by the packet being decoded when it came out, which is as many packets later as it holds pictures back (B-frames: `has_b_frames`): a
 /// 25 fps H.264 clip with 2 B-frames started 80 ms late (the first picture held for 120 ms),
 /// and a raw MPEG-2 stream 40 ms late (every 10 fps tick showed the picture before the one on
 /// screen). The delay is what the first picture shows: its time less the first packet's,
