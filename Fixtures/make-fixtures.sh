@@ -393,4 +393,13 @@ python3 "$helper" counter 160 120 75 128 |
         "${BITEXACT[@]}" -f mpeg "$out/ps_sparse.mpg"
 say ps_sparse.mpg "H.264 160x120 25 fps in MPEG-PS, 3 timestamps for 75 frames"
 
+# 38. sps_crop.mp4: 10 quadrant frames 64x64 (10 fps) whose H.264 SPS then crops the bottom 16 lines
+#     (`h264_metadata=crop_bottom=16` on a stream copy): the sample description still says 64x64 over
+#     a 64x48 picture, as a camera's 1920x1088 over a 1080-line stream does.
+python3 "$helper" quadrants 64 64 10 |
+    "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 64x64 -framerate 10 -i pipe:0 -vf "$TO_YUV" "${X264[@]}" -crf 20 \
+        "${BITEXACT[@]}" "$tmp/sps_crop_src.mp4"
+"${FF[@]}" -i "$tmp/sps_crop_src.mp4" -c copy -bsf:v h264_metadata=crop_bottom=16 "${BITEXACT[@]}" "$out/sps_crop.mp4"
+say sps_crop.mp4 "H.264 64x48 shown, 64x64 in the sample description"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

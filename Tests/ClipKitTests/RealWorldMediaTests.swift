@@ -44,7 +44,22 @@ import TestSupport
         let board = try Storyboarder().makeStoryboard(of: url, in: Fixture.scratchDirectory().appendingPathComponent("sb"))
         #expect(board.manifest.tile.width == 160 && board.manifest.tile.height == 90)
         // The first picture gives it at open when asked; the header alone does not.
-        #expect(try VideoReader(url: url, limits: Limits(), fullProbe: false, defaultOptions: nil, aspectAtOpen: true).info.width == 213)
+        #expect(try VideoReader(url: url, limits: Limits(), fullProbe: false, defaultOptions: nil, geometryAtOpen: true).info.width == 213)
+    }
+
+    /// An SPS that crops a picture the MP4's sample description gives uncropped (64x64 over
+    /// 64x48, as a camera's 1920x1088 over 1080 lines): thumbnails and tiles are the picture's
+    /// size, not the picture stretched to the header's (64x64 before, blue rows drawn taller).
+    @Test func theDecodedPictureSizeOverridesTheSampleDescription() throws {
+        let url = Fixture.url("video/sps_crop.mp4")
+        for options in [ThumbnailOptions(size: .original), ThumbnailOptions(position: .seconds(0.5), size: .original)] {
+            let thumb = try Thumbnailer(options: options).thumbnail(of: url)
+            #expect((thumb.width, thumb.height) == (64, 48))
+            #expect(thumb.pixel(x: 10, y: 10).r > 200 && thumb.pixel(x: 10, y: 44).b > 200 && thumb.pixel(x: 10, y: 30).b < 50)
+        }
+        let board = try Storyboarder().makeStoryboard(of: url, in: Fixture.scratchDirectory().appendingPathComponent("sb"))
+        #expect(board.manifest.tile.width * 3 == board.manifest.tile.height * 4, "\(board.manifest.tile)")
+        #expect(try VideoReader(url: url).info.codedHeight == 48)
     }
 
     /// The first GIF frame (canvas), the thumbnail and the GIF's poster of a video with alpha,

@@ -58,8 +58,8 @@ public struct Storyboarder: Sendable {
         let path = input.path
         // The encoder first: a missing one is reported before anything is decoded.
         let encoder = options.format == .png ? nil : try StillEncoder(format: options.format, quality: options.quality, path: path)
-        // The tiles' size is fixed before any is decoded: from the right pixel aspect ratio.
-        let reader = try VideoReader(url: input, limits: limits, fullProbe: false, defaultOptions: nil, aspectAtOpen: true)
+        // The tiles' size is fixed before any is decoded: from the pictures' size and aspect ratio.
+        let reader = try VideoReader(url: input, limits: limits, fullProbe: false, defaultOptions: nil, geometryAtOpen: true)
         let info = reader.info
         let tile = options.tileSize.resolve(width: info.width, height: info.height)
         let layout = try Self.layout(tile: tile, options: options, path: path)

@@ -12,11 +12,13 @@ final class Demuxer {
     private let probed: Bool
     var format: UnsafeMutablePointer<AVFormatContext> { context.pointer }
     let streamIndex: Int32
-    /// Changed only by `adoptAspect(of:)`.
+    /// Changed only by `adoptGeometry(of:)`.
     private(set) var info: VideoInfo
-    /// The headers gave no pixel aspect ratio, and the streams were not probed: the first
-    /// picture decoded gives it (`adoptAspect(of:)`, `BitstreamAspect`).
-    private(set) var aspectAwaitsPicture: Bool
+    /// The streams were not probed: the first picture decoded gives the size, and the pixel
+    /// aspect ratio where the headers gave none (`adoptGeometry(of:)`, `FirstPicture`).
+    private(set) var awaitsFirstPicture: Bool
+    /// Whether the headers gave a pixel aspect ratio (which a picture's does not replace).
+    private let headersGiveAspect: Bool
     /// The whole file's length (the longest stream, audio included), when known.
     let containerDuration: Double?
     let decoder: UnsafePointer<AVCodec>
@@ -40,7 +42,7 @@ final class Demuxer {
     let undecodableBefore: Int64?
 
     init(url: URL, maxPixels: Int = 100_000_000, maxMemory: Int = Limits().maxMemory, deadline: Deadline = .none,
-         fullProbe: Bool = true, coverArt: Bool = false, aspectAtOpen: Bool = false) throws {
+         fullProbe: Bool = true, coverArt: Bool = false, geometryAtOpen: Bool = false) throws {
         try FFmpegLibraries.load()
         Demuxer.quietLogs
         let path = url.path
@@ -195,14 +197,18 @@ final class Demuxer {
         if jumpScan != nil || fragmented || guessed { whole = duration }
         containerDuration = whole
         var aspect = av_guess_sample_aspect_ratio(context, context.pointee.streams[Int(index)], nil)
-        // Headers without a pixel aspect ratio, unprobed: the first picture's (`BitstreamAspect`),
-        // now (one picture decoded) or when the first is decoded anyway.
-        var awaitsPicture = !probed && aspect.num == 0
-        if awaitsPicture && aspectAtOpen {
-            awaitsPicture = false
-            aspect = BitstreamAspect.find(path: path, index: index, decoder: chosenDecoder, deadline: deadline) ?? aspect
+        var size = (width: Int(parameters.width), height: Int(parameters.height))
+        // Unprobed: the first picture's size, and its pixel aspect ratio where the headers give
+        // none (`FirstPicture`), now (one picture decoded) or when the first is decoded anyway.
+        headersGiveAspect = aspect.num != 0
+        awaitsFirstPicture = !probed && !isCoverArt
+        if awaitsFirstPicture && geometryAtOpen {
+            awaitsFirstPicture = false
+            if let first = FirstPicture.geometry(path: path, index: index, decoder: chosenDecoder, maxPixels: maxPixels, deadline: deadline) {
+                size = (first.width, first.height)
+                if !headersGiveAspect, let picture = first.aspect { aspect = picture }
+            }
         }
-        aspectAwaitsPicture = awaitsPicture
         aspect = Demuxer.plausibleAspect(aspect) ?? AVRational(num: 1, den: 1)
         let pixelFormat = AVPixelFormat(rawValue: parameters.format)
         var formatName = "unknown", bitDepth = 8, hasAlpha = false
@@ -227,7 +233,7 @@ final class Demuxer {
         var read = VideoInfo(
             container: String(cString: context.pointee.iformat.pointee.name),
             codec: String(cString: avcodec_get_name(parameters.codec_id)),
-            codedWidth: Int(parameters.width), codedHeight: Int(parameters.height),
+            codedWidth: size.width, codedHeight: size.height,
             sampleAspectRatio: (Int(aspect.num), Int(aspect.den)),
             rotation: rotation, duration: duration,
             frameRate: frameRate,
@@ -246,14 +252,17 @@ final class Demuxer {
 
     var stream: UnsafeMutablePointer<AVStream> { format.pointee.streams[Int(streamIndex)]! }
 
-    /// Takes the pixel aspect ratio of `frame`, the first picture decoded, when the headers
-    /// gave none (`aspectAwaitsPicture`); nothing otherwise. True when `info` changed.
-    func adoptAspect(of frame: UnsafePointer<AVFrame>) -> Bool {
-        guard aspectAwaitsPicture else { return false }
-        aspectAwaitsPicture = false
-        guard let aspect = Demuxer.plausibleAspect(frame.pointee.sample_aspect_ratio),
-              (Int(aspect.num), Int(aspect.den)) != info.sampleAspectRatio else { return false }
-        info.sampleAspectRatio = (Int(aspect.num), Int(aspect.den))
+    /// Takes the size of `frame`, the first picture decoded, and its pixel aspect ratio where
+    /// the headers gave none (`awaitsFirstPicture`); nothing otherwise. True when `info` changed.
+    func adoptGeometry(of frame: UnsafePointer<AVFrame>) -> Bool {
+        guard awaitsFirstPicture else { return false }
+        awaitsFirstPicture = false
+        guard let first = FirstPicture.geometry(of: frame) else { return false }
+        var adopted = info
+        (adopted.codedWidth, adopted.codedHeight) = (first.width, first.height)
+        if !headersGiveAspect, let aspect = first.aspect { adopted.sampleAspectRatio = (Int(aspect.num), Int(aspect.den)) }
+        guard adopted != info else { return false }
+        info = adopted
         return true
     }
 

@@ -214,7 +214,7 @@ final class FrameDecoder: FrameProducer {
     /// Converts the candidate frame once and queues it for each output place it fills.
     func emit(nextTime: Double?, clipEnd: Double?, sequence: inout FrameOutput) throws {
         guard let candidate else { return }
-        if demuxer.adoptAspect(of: candidate) {
+        if demuxer.adoptGeometry(of: candidate) {
             sequence.recording?.source = DecodedFrames.Source(info: demuxer.info, keepsPaletteAlpha: scaler.keepsPaletteAlpha)
         }
         let places = sampler.emissions(candidateTime: candidateTime, nextTime: nextTime, clipEnd: clipEnd)

@@ -47,11 +47,11 @@ public final class VideoReader: Sendable {
     }
 
     /// `coverArt`: an audio file's cover art is read as its one picture (`VideoInfo.isCoverArt`),
-    /// not refused as no video. `aspectAtOpen`: `info` has the pixel aspect ratio that only the
-    /// pictures carry, decoding one at open when unprobed (`BitstreamAspect`); without it, the
-    /// frames have it, and `info` may say square pixels.
+    /// not refused as no video. `geometryAtOpen`: `info` has the size and pixel aspect ratio the
+    /// pictures have, decoding one at open when unprobed (`FirstPicture`); without it, the frames
+    /// have them, and `info` may have the headers' instead.
     init(url: URL, limits: Limits, fullProbe: Bool, defaultOptions: FrameReadOptions?, coverArt: Bool = false,
-         aspectAtOpen: Bool = false) throws {
+         geometryAtOpen: Bool = false) throws {
         self.url = url
         self.defaultOptions = defaultOptions
         self.coverArt = coverArt
@@ -65,7 +65,7 @@ public final class VideoReader: Sendable {
             return
         }
         let demuxer = try Demuxer(url: url, maxPixels: limits.maxPixels, maxMemory: limits.maxMemory, deadline: limits.deadline,
-                                  fullProbe: fullProbe, coverArt: coverArt, aspectAtOpen: aspectAtOpen)
+                                  fullProbe: fullProbe, coverArt: coverArt, geometryAtOpen: geometryAtOpen)
         info = demuxer.info
         isGIF = false
         opened = LockedBox(.video(demuxer))
