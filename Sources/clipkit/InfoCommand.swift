@@ -94,7 +94,7 @@ struct InfoCommand: ParsableCommand {
             ("variable_frame_rate", timing.isVariableFrameRate),
             ("frame_count", try countFrames ? Self.decodedFrameCount(url, limits: limits) : timing.frameCount),
             ("frame_count_exact", countFrames),
-            ("pixel_format", info.pixelFormat), ("bit_depth", info.bitDepth), ("has_audio", info.hasAudio),
+            ("pixel_format", info.pixelFormat), ("bit_depth", info.bitDepth), ("has_alpha", info.hasAlpha), ("has_audio", info.hasAudio),
             ("color_primaries", info.colorPrimaries), ("color_transfer", info.colorTransfer),
             ("color_matrix", info.colorMatrix), ("color_range", info.colorRange), ("hdr", info.isHDR),
         ]

@@ -17,8 +17,12 @@ import TestSupport
         #expect(objects[0]["rotation"] as? Int == 90 && objects[0]["coded_width"] as? Int == 320)
         #expect(objects[0]["frame_count"] as? Int == 30 && objects[0]["variable_frame_rate"] as? Bool == false)
         #expect(objects[1]["variable_frame_rate"] as? Bool == true && objects[1]["duration_ms"] as? Int == 2000)
+        #expect(objects[0]["has_alpha"] as? Bool == false)
         #expect(objects[2]["kind"] as? String == "gif" && objects[2]["loop_count"] is NSNull)
         #expect(objects[2]["frame_count"] as? Int == 4)
+
+        let alpha = try CLI.run(["info", "--json", Fixture.url("video/alpha.mov").path], in: dir)
+        #expect(alpha.stdout.contains("\"has_alpha\":true"), "\(alpha.stdout)")
 
         let text = try CLI.run(["info", Fixture.url("video/hevc10.mp4").path, Fixture.url("video/audio_only.m4a").path], in: dir)
         #expect(text.status == 1)
