@@ -143,6 +143,31 @@ import TestSupport
         }
     }
 
+    /// Files libavformat's probe takes for media by content, but which hold no clip: gzip data
+    /// (the `libgme` music format's, at the lowest score the probe accepts) and sound (a WAV).
+    /// They are ignored with the rest, not errors that fail the batch; a clip without an
+    /// extension is still an input.
+    @Test func soundAndCompressedDataInAScanAreIgnored() throws {
+        let dir = Fixture.scratchDirectory()
+        let media = dir.appendingPathComponent("media")
+        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Fixture.url("video/counter.mp4"), to: media.appendingPathComponent("good.mp4"))
+        try FileManager.default.copyItem(at: Fixture.url("video/counter.mp4"), to: media.appendingPathComponent("recording"))
+        // `echo hello | gzip -n`
+        try Data([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0x03, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0xe7, 0x02, 0, 0x20, 0x30, 0x3a, 0x36,
+                  0x06, 0, 0, 0]).write(to: media.appendingPathComponent("notes.txt.gz"))
+        // A WAV: 8 kHz mono 16-bit, 0.1 s of a ramp.
+        let samples = (0..<800).flatMap { i -> [UInt8] in let v = UInt16(truncatingIfNeeded: i * 40); return [UInt8(v & 0xff), UInt8(v >> 8)] }
+        func le32(_ v: Int) -> [UInt8] { [UInt8(v & 0xff), UInt8(v >> 8 & 0xff), UInt8(v >> 16 & 0xff), UInt8(v >> 24 & 0xff)] }
+        let wav = Array("RIFF".utf8) + le32(36 + samples.count) + Array("WAVEfmt ".utf8) + le32(16) + [1, 0, 1, 0] + le32(8000)
+            + le32(16000) + [2, 0, 16, 0] + Array("data".utf8) + le32(samples.count) + samples
+        try Data(wav).write(to: media.appendingPathComponent("sound.wav"))
+        let run = try CLI.run(["thumb", "media", "-o", "out", "--json"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try statuses(run.stdout) == ["good.mp4": "ok", "recording": "ok"], "\(run.stdout)")
+        #expect(run.stderr.contains("2 non-media files ignored"), "\(run.stderr)")
+    }
+
     @Test func brokenMediaInAScanIsAnError() throws {
         let dir = Fixture.scratchDirectory()
         let media = dir.appendingPathComponent("media")

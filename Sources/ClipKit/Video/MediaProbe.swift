@@ -28,7 +28,24 @@ public enum MediaProbe {
     public static func kind(of url: URL) -> Kind {
         if mediaExtensions.contains(url.pathExtension.lowercased()) { return .mediaByName }
         guard let head = head(of: url), !head.isEmpty, !isText(head) else { return .other }
-        return probe(head) ? .mediaByContent : .other
+        return probe(head) && mayHoldVideo(url) ? .mediaByContent : .other
+    }
+
+    /// For a file its content alone names media: false when libavformat cannot open it after
+    /// all, or opens it with its streams known and none a video (an MP3 or a WAV, with or without
+    /// cover art: sound, not a clip; given by name, `thumb` still takes an audio file's cover).
+    /// The probe's guesses are weak at the edges: gzip data is the `libgme` music format's at the
+    /// lowest score accepted, and a directory with `notes.txt.gz` or `song.mp3` beside its clips
+    /// failed its batch for them. Formats that find their streams only by reading them
+    /// (MPEG-TS/PS) count as holding video.
+    static func mayHoldVideo(_ url: URL) -> Bool {
+        guard let opened = try? FormatContext(path: url.path, deadline: .none) else { return false }
+        let context = opened.pointer.pointee
+        if context.ctx_flags & AVFMTCTX_NOHEADER != 0 { return true }
+        return (0..<Int(context.nb_streams)).contains {
+            let stream = context.streams[$0]!.pointee
+            return stream.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO && stream.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
+        }
     }
 
     /// True when libavformat recognises the start of the file as a container or image format
