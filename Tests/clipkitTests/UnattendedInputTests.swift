@@ -153,6 +153,20 @@ extension Hostile {
             #expect(Date().timeIntervalSince(started) < 5 * Hostile.Inputs.loadStretch)
         }
 
+        /// A standard input that never pauses (`cat /dev/zero`): --timeout stops the copy too. (Only a
+        /// stream that ran dry timed out: `< /dev/urandom` copied 4 GiB, 22 s past `--timeout 2`.)
+        @Test func endlessStandardInputTimesOut() throws {
+            let dir = Fixture.scratchDirectory()
+            let tmp = dir.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            let started = Date()
+            let script = "cat /dev/zero | TMPDIR=\"$2\" \"$1\" thumb - -o out.png --timeout 0.2"
+            let run = try Spawn.run("/bin/sh", ["-c", script, "sh", CLI.binary.path, tmp.path], in: dir, killAfter: 60)
+            #expect(run.exitStatus == 1 && run.stderr.contains("--timeout"), "\(run)")
+            #expect(Date().timeIntervalSince(started) < 5 * Hostile.Inputs.loadStretch)
+            #expect(Tree.walk(tmp).isEmpty, "left in TMPDIR: \(Tree.walk(tmp))")
+        }
+
         /// A long standard input is copied to disk chunk by chunk: memory stays flat (it held the
         /// whole stream, twice, before), and the copy goes when clipkit is done.
         @Test func longStandardInputKeepsMemoryFlat() throws {
