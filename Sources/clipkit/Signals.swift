@@ -25,6 +25,9 @@ enum Signals {
             source.setEventHandler {
                 removeUnfinishedOutputs()
                 StandardStreams.removeDirectoryOnSignal()
+                // And the output directories it made that hold nothing now, as a run that ends
+                // does (`gif clip.mp4 -o new/sub/` stopped by SIGTERM left `new/sub/`).
+                CreatedDirectories.removeEmpty()
                 _exit(128 + number)
             }
             source.resume()

@@ -101,7 +101,9 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: frames.appendingPathComponent("frames.json").path))
     }
 
+    /// The output directories the run made go too (`-o new/sub/` was left behind, empty).
     @Test(arguments: [["gif", "motion.mp4", "--fps", "50", "--size", "0", "-o", "out.gif"],
+                      ["gif", "motion.mp4", "--fps", "50", "--size", "0", "-o", "new/sub/"],
                       ["explode", "counter.mp4", "-o", "frames"]])
     func sigtermLeavesNothingBehind(_ arguments: [String]) throws {
         try interruptMidWrite(arguments, with: SIGTERM)
