@@ -299,7 +299,12 @@ struct GIFCommand: ParsableCommand {
             // DIR/frames.json becomes DIR.gif (anim.frames/ -> anim.frames.gif), never the original's name.
             let name = manifest.deletingLastPathComponent().appendingPathExtension("json")
             let keepLoop = loop == nil && !noLoop
-            try runSingle(named: name, inputs: [manifest]) { destination in
+            // The frames it lists are inputs too: `-o DIR/frame_0003.png --force` replaced one
+            // with the GIF's bytes (a manifest that does not read is the conversion's error).
+            let frames = (try? FramesManifest.read(from: manifest))?.frames.map {
+                manifest.deletingLastPathComponent().appendingPathComponent($0.file)
+            } ?? []
+            try runSingle(named: name, inputs: [manifest] + frames) { destination in
                 try GIFConverter(options: options.recordingFingerprint).convert(manifest: manifest, to: destination, keepLoopCount: keepLoop)
             }
         }

@@ -155,6 +155,18 @@ import Glibc
 
     /// A GIF rebuilt from exploded frames names its frames.json; a frame that is damaged is
     /// still named itself (it is read, not written).
+    /// The frames a manifest lists are inputs: even with --force, the GIF made from them is not
+    /// written over one (it replaced `frame_0001.png` with GIF bytes).
+    @Test func aManifestsFramesAreNotOverwritten() throws {
+        let dir = Fixture.scratchDirectory()
+        #expect(try CLI.run(["explode", Fixture.url("gif/loop_five.gif").path, "-o", "anim.frames", "-q"], in: dir).status == 0)
+        let frame = dir.appendingPathComponent("anim.frames/frame_0001.png")
+        let before = try Data(contentsOf: frame)
+        let run = try CLI.run(["gif", "anim.frames/frames.json", "-o", "anim.frames/frame_0001.png", "--force", "-q"], in: dir)
+        #expect(run.status != 0 && run.stderrLines.count == 1 && run.stderr.contains("would overwrite an input"), "\(run.stderr)")
+        #expect(try Data(contentsOf: frame) == before)
+    }
+
     @Test func aRebuiltGIFThatCannotBeWrittenNamesTheManifest() throws {
         let dir = Fixture.scratchDirectory()
         #expect(symlink("/dev/full", dir.appendingPathComponent("full.gif").path) == 0)
