@@ -157,6 +157,21 @@ import Glibc
     /// still named itself (it is read, not written).
     /// The frames a manifest lists are inputs: even with --force, the GIF made from them is not
     /// written over one (it replaced `frame_0001.png` with GIF bytes).
+    /// An empty directory of the user's that `explode` or `storyboard` fills keeps its mode: a
+    /// shared 1777 directory came back 0755 (the finished one renamed over it).
+    @Test(arguments: [["explode", "gif/loop_five.gif"], ["storyboard", "video/counter.mp4"]])
+    func aDirectoryFilledKeepsItsMode(_ arguments: [String]) throws {
+        let dir = Fixture.scratchDirectory()
+        let shared = dir.appendingPathComponent("shared")
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: false)
+        #expect(chmod(shared.path, 0o1777) == 0)
+        let run = try CLI.run([arguments[0], Fixture.url(arguments[1]).path, "-o", "shared/", "-q"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: shared.path)[.posixPermissions] as? Int)
+        #expect(mode == 0o1777, "mode \(String(mode, radix: 8))")
+        #expect(!(try FileManager.default.contentsOfDirectory(atPath: shared.path)).isEmpty)
+    }
+
     @Test func aManifestsFramesAreNotOverwritten() throws {
         let dir = Fixture.scratchDirectory()
         #expect(try CLI.run(["explode", Fixture.url("gif/loop_five.gif").path, "-o", "anim.frames", "-q"], in: dir).status == 0)

@@ -7,6 +7,8 @@ final class StagingDirectory {
     let url: URL
     private let target: URL
     private var committed = false
+    /// The mode and owner of the directory already at `target`, which the staged one takes.
+    private var existing: (mode: mode_t, owner: uid_t, group: gid_t)?
 
     /// Refuses a `target` that is a file, or a non-empty directory unless it is provably an
     /// earlier output of this `kind` (see `checkReplaceable`) and either `force` is set or its
@@ -20,6 +22,7 @@ final class StagingDirectory {
             guard info.st_mode & S_IFMT == S_IFDIR else {
                 throw ClipKitError.outputFailed(path: path, reason: "exists and is not a directory")
             }
+            existing = (info.st_mode & 0o7777, info.st_uid, info.st_gid)
             let contents = try Self.contents(of: path)
             if !contents.isEmpty {
                 guard force || kind.recordedFingerprint(target) != nil else {
@@ -35,7 +38,8 @@ final class StagingDirectory {
             throw ClipKitError.cannotCreateDirectory(parent.path, error)
         }
         url = try Self.makeTemporary(in: parent, name: target.lastPathComponent, target: path)
-        // The finished directory gets the mode an ordinary mkdir would give, not mkdtemp's 0700.
+        // The finished directory gets the mode an ordinary mkdir would give, not mkdtemp's 0700
+        // (one that replaces a directory takes that one's at `commit()`).
         chmod(FileSystemPath.cString(url.path), 0o777 & ~Self.umask)
     }
 
@@ -105,6 +109,12 @@ final class StagingDirectory {
     /// Puts the staged directory where the target is, replacing an empty or (checked in `init`)
     /// earlier output directory.
     func commit() throws {
+        // A directory that replaces one keeps its mode and owner, once written (an empty shared
+        // directory of mode 1777 the user made came back as 0755).
+        if let existing {
+            _ = chown(FileSystemPath.cString(url.path), existing.owner, existing.group)
+            chmod(FileSystemPath.cString(url.path), existing.mode)
+        }
         try Self.moveIntoPlace(url, target: target)
         committed = true
     }
