@@ -47,18 +47,21 @@ struct InfoCommand: ParsableCommand {
             var fields: [(String, Any?)]
             do {
                 if let problem = input.problem { throw problem }
-                fields = try Self.describe(url, limits: limits.limits.started(), countFrames: countFrames)
+                // Standard input is "-", not the private copy it was read from.
+                fields = try Self.describe(url, limits: limits.limits.started(), countFrames: countFrames).map { key, value in
+                    (key, key == "input" ? (value as? String).map(StandardStreams.shown) : value)
+                }
                 fields += [("status", "ok"), ("error", nil)]
             } catch {
-                let message = (error as? ClipKitError)?.description ?? "\(url.path): \(error)"
+                let message = StandardStreams.shown((error as? ClipKitError)?.description ?? "\(url.path): \(error)")
                 InputRunner.printError(message)
                 failed = true
                 guard json else { continue }
-                fields = [("input", url.path), ("status", "error"), ("error", message)]
+                fields = [("input", StandardStreams.shown(url.path)), ("status", "error"), ("error", message)]
             }
             fields += [("schema", Report.schema), ("shard", shard?.description)]
             if let failure = StandardOutput.writeLine(json ? Self.jsonLine(fields) : Self.text(fields)) {
-                InputRunner.printError("\(url.path): \(failure)")
+                InputRunner.printError("\(StandardStreams.shown(url.path)): \(failure)")
                 throw ExitCode(1)
             }
         }

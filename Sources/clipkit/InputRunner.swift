@@ -87,7 +87,12 @@ struct InputRunner {
             for (input, destination) in zip(inputs, destinations) where input.problem == nil {
                 let key = destination.standardizedFileURL.path
                 if let other = claimed[FileSystemPath.bytes(key)] {
-                    throw ClipKitError.invalidOption(name: "-o", reason: "\(other.path) and \(input.url.path) would both be written to \(key); convert them in separate runs or rename one")
+                    // Standard input is "-", not its private copy.
+                    let (first, second) = (StandardStreams.shown(other.path), StandardStreams.shown(input.url.path))
+                    if other.standardizedFileURL.path == input.url.standardizedFileURL.path {
+                        throw ClipKitError.invalidOption(name: "-o", reason: "\(first) is given twice; give it once")
+                    }
+                    throw ClipKitError.invalidOption(name: "-o", reason: "\(first) and \(second) would both be written to \(StandardStreams.shown(key)); convert them in separate runs or rename one")
                 }
                 claimed[FileSystemPath.bytes(key)] = input.url
             }

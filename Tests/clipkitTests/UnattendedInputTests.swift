@@ -136,6 +136,13 @@ extension Hostile {
             let garbage = try Self.piped(["thumb", "-", "-o", "out.png"], input: Data(repeating: 7, count: 500), in: dir)
             #expect(garbage.status == 1 && garbage.stderr.hasPrefix("clipkit: -: ") && garbage.stderr.split(separator: "\n").count == 1,
                     "\(garbage.stderr)")
+            // `info` names standard input "-" too, in its line, its error and its JSON (it named the private copy).
+            let info = try Self.piped(["info", "--json", "-"], input: Data(repeating: 7, count: 500), in: dir)
+            let described = String(decoding: info.stdout, as: UTF8.self)
+            #expect(info.status == 1 && info.stderr.hasPrefix("clipkit: -: ") && !info.stderr.contains("clipkit-pipe")
+                    && described.contains("\"input\":\"-\"") && !described.contains("clipkit-pipe"), "\(info.stderr) \(described)")
+            let shown = try Self.piped(["info", "-"], input: try Data(contentsOf: Self.clip), in: dir)
+            #expect(shown.status == 0 && String(decoding: shown.stdout, as: UTF8.self).hasPrefix("-\n"), "\(shown)")
             let empty = try Self.piped(["thumb", "-", "-o", "-"], input: Data(), in: dir)
             #expect(empty.status == 1 && empty.stdout.isEmpty && empty.stderr.contains("empty"), "\(empty.stderr)")
             try FileManager.default.copyItem(at: Self.clip, to: dir.appendingPathComponent("a.mp4"))
