@@ -32,7 +32,7 @@ extension FrameDecoder {
                 }
                 if pass.relocation != nil { try relocate(&pass) }
                 let status = demuxer.read(packet)
-                if status < 0 { break }
+                if status < 0 { break }  // end of file, or a truncated one: decode what we have
                 defer { av_packet_unref(packet) }
                 guard packet.pointee.stream_index == demuxer.streamIndex else { continue }
                 decodeOrder.prepare(packet)
