@@ -115,7 +115,15 @@ struct InputRunner {
                 // One input makes it as its first step: a directory that cannot be made is then
                 // that input's failure, its line (and `--json` record) naming it as its other
                 // failures do. Several share it: made once, a failure names the directory alone.
-                if inputs.count == 1 { directoryOfOne = output } else { try OutputPlan.prepare(directory: output) }
+                if inputs.count == 1 { directoryOfOne = output } else {
+                    // Several inputs into something that is no directory: the usage error it is
+                    // (exit 2), as `-o two.png` is (it was exit 1, named after the path alone).
+                    let path = output.hasSuffix("/") ? String(output.dropLast()) : output
+                    if !path.isEmpty, FileSystemPath.exists(path), !FileSystemPath.isDirectory(path) {
+                        throw ClipKitError.invalidOption(name: "-o", reason: "several inputs need a directory, but \(path) is not one; give a directory")
+                    }
+                    try OutputPlan.prepare(directory: output)
+                }
             }
         }
         let resolvedInputs = Set(inputs.map { OutputPlan.resolved($0.url) })

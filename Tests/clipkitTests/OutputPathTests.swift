@@ -143,6 +143,20 @@ import Glibc
                 && run.stderr.hasPrefix("clipkit: \(input): cannot write output: ") && run.stderr.contains("full"), "\(run.stderr)")
     }
 
+    /// Several inputs into an existing file are a usage error (exit 2), as `-o two.png` is, and
+    /// the file is left alone (it was exit 1).
+    @Test func severalInputsIntoAFileAreAUsageError() throws {
+        let dir = Fixture.scratchDirectory()
+        let notes = dir.appendingPathComponent("notes.txt")
+        try Data("mine\n".utf8).write(to: notes)
+        let clip = Fixture.url("video/counter.mp4").path
+        for output in ["notes.txt", "notes.txt/"] {
+            let run = try CLI.run(["thumb", clip, Fixture.url("video/motion.mp4").path, "-o", output, "-q"], in: dir)
+            #expect(run.status == 2 && run.stderrLines.count == 1 && run.stderr.contains("need a directory"), "\(output): \(run.stderr)")
+        }
+        #expect(try Data(contentsOf: notes) == Data("mine\n".utf8))
+    }
+
     /// Standard input is named `-` there too, not the private copy it was read into.
     @Test func anOutputThatCannotBeWrittenNamesStandardInput() throws {
         let dir = Fixture.scratchDirectory()
