@@ -123,6 +123,8 @@ public enum ClipKitError: Error, Equatable, Sendable, CustomStringConvertible, L
         case .noFrames(let path, let reason) where path != input: return .noFrames(path: input, reason: "\(path): \(reason)")
         case .cannotFit(let path, let reason) where path != input: return .cannotFit(path: input, reason: "\(path): \(reason)")
         case .outputFailed(let path, let reason) where path != input: return .outputFailed(path: input, reason: "\(path): \(reason)")
+        case .outputIsInput(let path) where path != input:
+            return .outputFailed(path: input, reason: "\(path) would overwrite an input; choose another -o")
         case .internalFailure(let path, let reason) where path != input: return .internalFailure(path: input, reason: "\(path): \(reason)")
         case .limitExceeded(let path, let what, let limit, let option) where path != input:
             return .limitExceeded(path: input, what: "\(path): \(what)", limit: limit, option: option)

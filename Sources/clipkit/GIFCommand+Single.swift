@@ -15,7 +15,11 @@ extension GIFCommand {
             }
             let runner = InputRunner(batch: batch, outputExtension: "gif", fingerprintOptions: "")
             let destination = runner.destination(for: BatchInput(url: named), output: output.first, directoryMode: false)
-            try OutputPlan.checkNotInput(destination, inputs: inputs)
+            do {
+                try OutputPlan.checkNotInput(destination, inputs: inputs)
+            } catch let error as ClipKitError {
+                throw error.naming(input: inputs[0].path)
+            }
             do {
                 try OutputPlan.checkReplaceable(destination, force: batch.force)
             } catch let error as ClipKitError {

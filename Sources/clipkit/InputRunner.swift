@@ -138,7 +138,12 @@ struct InputRunner {
             if let outputDirectory { try OutputPlan.prepare(directory: outputDirectory) }
             let destination = destinationOf[input.url]!
             let written = outputsOf(destination)
-            for output in written { try OutputPlan.checkNotInput(output, resolvedInputs: resolvedInputs) }
+            do {
+                for output in written { try OutputPlan.checkNotInput(output, resolvedInputs: resolvedInputs) }
+            } catch let error as ClipKitError {
+                // The line names the input, as its other failures do (and as --json does).
+                throw error.naming(input: input.url.path)
+            }
             let outputs = written + companions
             for output in outputs { try OutputPlan.checkReplaceable(output, force: force) }
             let shaping = fingerprintOptionsOf?(input.url) ?? fingerprintOptions

@@ -186,6 +186,19 @@ import Glibc
         #expect(!(try FileManager.default.contentsOfDirectory(atPath: shared.path)).isEmpty)
     }
 
+    /// An output that reaches the input through a link is refused in a line that names the
+    /// input first, as its other failures and `--json` do (it named the link alone).
+    @Test func anOutputThatIsTheInputNamesTheInput() throws {
+        let dir = Fixture.scratchDirectory()
+        try FileManager.default.copyItem(at: Fixture.url("video/counter.mp4"), to: dir.appendingPathComponent("a.mp4"))
+        #expect(symlink("a.mp4", dir.appendingPathComponent("link.gif").path) == 0)
+        let input = dir.appendingPathComponent("a.mp4").path
+        let run = try CLI.run(["gif", input, "-o", "link.gif", "--force", "-q"], in: dir)
+        #expect(run.status == 1 && run.stderrLines.count == 1 && run.stderr.hasPrefix("clipkit: \(input): ")
+                && run.stderr.contains("link.gif would overwrite an input"), "\(run.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == Data(contentsOf: Fixture.url("video/counter.mp4")))
+    }
+
     @Test func aManifestsFramesAreNotOverwritten() throws {
         let dir = Fixture.scratchDirectory()
         #expect(try CLI.run(["explode", Fixture.url("gif/loop_five.gif").path, "-o", "anim.frames", "-q"], in: dir).status == 0)
