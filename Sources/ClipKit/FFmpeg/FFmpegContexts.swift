@@ -58,6 +58,19 @@ final class CodecContext {
         pointer = context
     }
 
+    /// An open one-thread decoder for `stream` (a first picture is all that is wanted:
+    /// `DecodableStart`, `FirstPicture`), refusing pictures over `maxPixels` when given; nil
+    /// when it cannot be opened.
+    static func oneThreadDecoder(_ decoder: UnsafePointer<AVCodec>, for stream: UnsafeMutablePointer<AVStream>, path: String,
+                                 maxPixels: Int? = nil) -> CodecContext? {
+        guard let context = try? CodecContext(codec: decoder, path: path),
+              avcodec_parameters_to_context(context.pointer, stream.pointee.codecpar) >= 0 else { return nil }
+        context.pointer.pointee.pkt_timebase = stream.pointee.time_base
+        context.pointer.pointee.thread_count = 1
+        if let maxPixels { context.pointer.pointee.max_pixels = Int64(maxPixels) }
+        return avcodec_open2(context.pointer, decoder, nil) >= 0 ? context : nil
+    }
+
     /// Notes the damage this context (and its frame threads) logs (`DecoderDamageLog`); before it opens.
     func reportsDamage() {
         let token = DecoderDamageLog.register()

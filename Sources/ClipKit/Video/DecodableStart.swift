@@ -73,10 +73,7 @@ enum DecodableStart {
     /// A one-thread decoder for the stream (its first frame is all that is wanted).
     private static func open(_ decoder: UnsafePointer<AVCodec>, format: UnsafeMutablePointer<AVFormatContext>, index: Int32,
                              path: String) -> CodecContext? {
-        guard let context = try? CodecContext(codec: decoder, path: path), let stream = format.pointee.streams[Int(index)],
-              avcodec_parameters_to_context(context.pointer, stream.pointee.codecpar) >= 0 else { return nil }
-        context.pointer.pointee.pkt_timebase = stream.pointee.time_base
-        context.pointer.pointee.thread_count = 1
-        return avcodec_open2(context.pointer, decoder, nil) >= 0 ? context : nil
+        guard let stream = format.pointee.streams[Int(index)] else { return nil }
+        return CodecContext.oneThreadDecoder(decoder, for: stream, path: path)
     }
 }

@@ -45,13 +45,8 @@ enum FirstPicture {
         for i in 0..<Int(format.pointee.nb_streams) where i != Int(index) {
             format.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
         }
-        guard let context = try? CodecContext(codec: decoder, path: path),
-              avcodec_parameters_to_context(context.pointer, stream.pointee.codecpar) >= 0 else { return nil }
-        context.pointer.pointee.pkt_timebase = stream.pointee.time_base
-        context.pointer.pointee.thread_count = 1
         // The headers' size was checked; the stream's may be larger: refused by the decoder.
-        context.pointer.pointee.max_pixels = Int64(maxPixels)
-        guard avcodec_open2(context.pointer, decoder, nil) >= 0 else { return nil }
+        guard let context = CodecContext.oneThreadDecoder(decoder, for: stream, path: path, maxPixels: maxPixels) else { return nil }
         var packet = av_packet_alloc(), frame = av_frame_alloc()
         defer {
             av_packet_free(&packet)

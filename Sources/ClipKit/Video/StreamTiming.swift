@@ -111,7 +111,8 @@ public struct StreamTiming: Sendable, Equatable {
         // (`FrameDecoder.presentationTime`), and the gaps between the few times are no frame's.
         // (The gap before the last time, 1.2 s, was taken for the last frame's: 300 frames at
         // 25 fps measured 12.88 s and 0.77 fps, where they decode to 12.0 s.)
-        if presentation.untimed * 2 > count && decode.untimed * 2 > count, count > 0, let nominal = demuxer.info.frameRate {
+        if TimestampJumps.Scan.isMostlyUntimed(presentation.untimed, of: count), TimestampJumps.Scan.isMostlyUntimed(decode.untimed, of: count),
+           count > 0, let nominal = demuxer.info.frameRate {
             // (Measured from no time at all, a raw stream's rate is not measured.)
             return StreamTiming(frameCount: count, measuredFrameRate: times.isEmpty ? nil : nominal, isVariableFrameRate: false,
                                 duration: Double(count) / nominal)

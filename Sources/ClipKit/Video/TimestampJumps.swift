@@ -90,7 +90,10 @@ struct TimestampJumps {
 
         /// Most packets carry no time (an MPEG-PS that times one PES in many): the frames between
         /// the few times follow on at their own duration, and the times' gaps say nothing.
-        var isMostlyUntimed: Bool { untimed * 2 > packets }
+        var isMostlyUntimed: Bool { Self.isMostlyUntimed(untimed, of: packets) }
+
+        /// The rule, for `StreamTiming.measure` too: more than half of `packets` untimed.
+        static func isMostlyUntimed(_ untimed: Int, of packets: Int) -> Bool { untimed * 2 > packets }
     }
 
     /// Reads every packet of `format`'s stream `index` from where the demuxer is, making the
