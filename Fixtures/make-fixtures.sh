@@ -402,4 +402,22 @@ python3 "$helper" quadrants 64 64 10 |
 "${FF[@]}" -i "$tmp/sps_crop_src.mp4" -c copy -bsf:v h264_metadata=crop_bottom=16 "${BITEXACT[@]}" "$out/sps_crop.mp4"
 say sps_crop.mp4 "H.264 64x48 shown, 64x64 in the sample description"
 
+# 39. cut_short.mkv: 50 counter frames 64x48 at 25 fps (2 s) with 2 s of audio in Matroska, cut to 60% of
+#     its bytes, as a download that stopped: the header still says 2 s, and no packet reaches past 1.2 s.
+python3 "$helper" counter 64 48 50 |
+    "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 64x48 -framerate 25 -i pipe:0 \
+        -f lavfi -i "sine=frequency=440:duration=2:sample_rate=8000" -vf "$TO_YUV" "${X264[@]}" -crf 20 -c:a pcm_u8 \
+        "${BITEXACT[@]}" "$tmp/cut_short_src.mkv"
+size=$(stat -c %s "$tmp/cut_short_src.mkv")
+head -c $((size * 60 / 100)) "$tmp/cut_short_src.mkv" >"$out/cut_short.mkv"
+say cut_short.mkv "H.264 64x48 25 fps 2 s with audio, cut to 60% of $size bytes"
+
+# 40. audio_tail.mkv: 1 s of counter frames 64x48 at 25 fps with 3 s of audio in Matroska: the header's
+#     3 s is the audio's, whose packets reach it, so the file is whole though the frames end at 1 s.
+python3 "$helper" counter 64 48 25 |
+    "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 64x48 -framerate 25 -i pipe:0 \
+        -f lavfi -i "sine=frequency=440:duration=3:sample_rate=8000" -vf "$TO_YUV" "${X264[@]}" -crf 20 -c:a pcm_u8 \
+        "${BITEXACT[@]}" "$out/audio_tail.mkv"
+say audio_tail.mkv "H.264 64x48 25 fps 1 s, audio 3 s, in Matroska"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

@@ -52,8 +52,10 @@ struct ExplodeCommand: ParsableCommand {
             let result = try Exploder(options: options).explode(input.url, into: directory)
             InputRunner.printWarnings(result.warnings, for: input.url)
             let manifest = result.manifest
-            return Report(input: input.url.path, outputs: [result.directory.path], status: .ok, frames: manifest.frames.count,
-                          durationMs: manifest.durationMs, width: manifest.canvas.width, height: manifest.canvas.height)
+            var report = Report(input: input.url.path, outputs: [result.directory.path], status: .ok, frames: manifest.frames.count,
+                                durationMs: manifest.durationMs, width: manifest.canvas.width, height: manifest.canvas.height)
+            report.warnings = result.warnings
+            return report
         }
     }
 }

@@ -275,6 +275,7 @@ struct GIFCommand: ParsableCommand {
                 } else {
                     report = Report(input: "", status: .ok)
                 }
+                report.warnings = result.warnings
                 for animation in result.animations {
                     if let line = reporter.summary(of: animation, seconds: Date().timeIntervalSince(started)) { report.summary.append(line) }
                     if report.frames == nil {

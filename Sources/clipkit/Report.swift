@@ -39,6 +39,8 @@ struct Report: Sendable, Equatable {
     var settings: [String: Int]?
     /// `thumb --pick best`: the chosen frames, best first (null otherwise).
     var picks: [Pick]?
+    /// What the input was read around (damage, a file cut short), as printed on stderr.
+    var warnings: [String] = []
     /// The summary lines for stderr (`gif`: one per output), shown once the outputs are in
     /// place (standard output's too); not part of the JSON.
     var summary: [String] = []
@@ -86,7 +88,7 @@ struct Report: Sendable, Equatable {
             "height": height ?? NSNull(), "bytes": bytes ?? NSNull(), "seconds": (seconds * 1000).rounded() / 1000,
             "ssim": ssim ?? NSNull(), "ssimulacra2": ssimulacra2 ?? NSNull(), "ssimulacra2_p5": ssimulacra2P5 ?? NSNull(),
             "duration_error_ms": durationErrorMs ?? NSNull(), "settings": settings ?? NSNull(),
-            "picks": picks.map { $0.map(\.json) } ?? NSNull(),
+            "picks": picks.map { $0.map(\.json) } ?? NSNull(), "warnings": warnings.map(FileSystemPath.display),
         ]
         fields.merge(FileSystemPath.jsonFields("input", input)) { first, _ in first }
         fields.merge(FileSystemPath.jsonFields("outputs", outputs)) { first, _ in first }

@@ -115,8 +115,10 @@ struct StoryboardCommand: ParsableCommand {
             let result = try Storyboarder(options: options).makeStoryboard(of: input.url, in: directory)
             InputRunner.printWarnings(result.warnings, for: input.url)
             let manifest = result.manifest
-            return Report(input: input.url.path, outputs: [result.directory.path], status: .ok, frames: manifest.tiles.count,
-                          durationMs: manifest.durationMs, width: manifest.tile.width, height: manifest.tile.height, bytes: result.bytes)
+            var report = Report(input: input.url.path, outputs: [result.directory.path], status: .ok, frames: manifest.tiles.count,
+                                durationMs: manifest.durationMs, width: manifest.tile.width, height: manifest.tile.height, bytes: result.bytes)
+            report.warnings = result.warnings
+            return report
         }
     }
 }

@@ -105,6 +105,7 @@ struct ThumbCommand: ParsableCommand {
             InputRunner.printWarnings(result.warnings, for: input.url)
             var report = Report(input: input.url.path, outputs: result.urls.map(\.path), status: .ok, frames: result.urls.count,
                                 width: result.width, height: result.height, bytes: result.bytes)
+            report.warnings = result.warnings
             if options.pick == .best {
                 report.picks = zip(result.urls, result.picks).map { Report.Pick(output: $0.path, score: $1) }
             }

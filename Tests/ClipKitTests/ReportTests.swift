@@ -191,6 +191,23 @@ import TestSupport
         #expect(within.document.totals.overBudget == 0 && within.document.problems.map(\.kind) == ["warning"])
     }
 
+    /// What a command printed as `clipkit: warning:` (damage, a file cut short) comes in its
+    /// --json line's `warnings`: each is the clip's warning once, however many commands said it,
+    /// and counts for the `warnings` gate.
+    @Test func theInputsOwnWarningsAreTheClipsWarnings() throws {
+        let dir = Fixture.scratchDirectory()
+        let note = "the frames end at 1.120s, short of the 2.000s the header states: the file may be cut short"
+        let text = [Self.line("/clips/a.mkv", extra: ["warnings": [note]]), Self.line("/clips/a.mkv", extra: ["warnings": [note]]),
+                    Self.line("/clips/b.mkv", extra: ["warnings": []])].joined(separator: "\n")
+        var options = ReportOptions()
+        options.failOn = [.warnings]
+        let result = try ReportWriter(options: options).write(RunSet.merge([("r", text)]), to: dir.appendingPathComponent("report"))
+        #expect(result.document.clips.map(\.warnings) == [[note], []])
+        #expect(result.document.totals.warnings == 1 && result.gateFailures == ["1 warnings"])
+        let html = try String(contentsOf: result.directory.appendingPathComponent("index.html"), encoding: .utf8)
+        #expect(html.contains("short of the 2.000s the header states"))
+    }
+
     @Test func budgetsAndGates() throws {
         #expect(try ReportOptions.budgets("gif=2000,webp=500") { Int($0)! } == [.gif: 2000, .webp: 500])
         #expect(throws: ClipKitError.self) { try ReportOptions.budgets("png=1") { Int($0)! } }

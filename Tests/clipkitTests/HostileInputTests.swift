@@ -397,7 +397,9 @@ extension Hostile {
             for (percent, time) in [(50, 0.4), (90, 0.72), (100, 0.7)] {
                 let run = try Spawn.clipkit(["thumb", input.path, "--at", "\(percent)%", "-o", "at\(percent).png"], in: dir, killAfter: 60)
                 #expect(run.exitStatus == 0 && run.stderr.contains("the frames end at 0.800s, short of the duration the header states"), "\(run)")
-                #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+                // Besides, where the decode reached the packet the cut split: that it is damaged.
+                #expect(run.stderr.split(separator: "\n").filter { !$0.hasSuffix(": damaged video data: 1 packet could not be decoded (Invalid data found when processing input), the frame before left on screen") }.count == 1,
+                        "\(run.stderr)")
                 // The frame on screen there, as --at in seconds gives it.
                 let seconds = try Spawn.clipkit(["thumb", input.path, "--at", "\(time)", "-o", "s\(percent).png"], in: dir, killAfter: 60)
                 #expect(seconds.exitStatus == 0, "\(seconds)")

@@ -163,7 +163,7 @@ public struct Exploder: Sendable {
         manifest.fingerprint = try job.fingerprint()?.text
         try manifest.write(to: staging.url.appendingPathComponent(Self.manifestName), budget: budget)
         try OutputCommit(main: [staging]).commit()
-        return Result(directory: directory, manifest: manifest, warnings: [])
+        return Result(directory: directory, manifest: manifest, warnings: sequence.warnings)
     }
 
     // MARK: - Helpers

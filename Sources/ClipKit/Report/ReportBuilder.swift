@@ -31,6 +31,8 @@ struct ReportBuilder {
         var clip = ReportClip(id: id, input: run.input, status: run.status, errors: run.errors, lines: run.lines, outputs: [],
                               info: run.lines.first { $0.isInfo }, warnings: [])
         for line in run.lines where !line.isInfo {
+            // The input's own (damage, a file cut short), once each however many commands read it.
+            for warning in line.warnings where !clip.warnings.contains(warning) { clip.warnings.append(warning) }
             for path in line.outputs {
                 var output = ReportOutput(kind: .file, path: path, line: line)
                 let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileSystemPath.currentDirectory)).standardizedFileURL

@@ -10,6 +10,8 @@ public struct RunLine: Sendable, Equatable {
     public var status: String
     public var error: String?
     public var shard: String?
+    /// What the input was read around (damage, a file cut short): the line's `warnings`.
+    public var warnings: [String]
     /// Every scalar field as display text (arrays and objects as compact JSON), keys sorted.
     public var fields: [Field]
     /// The line as it was read (invalid UTF-8 replaced).
@@ -50,6 +52,7 @@ public struct RunLine: Sendable, Equatable {
         status = object["status"] as? String ?? "ok"
         error = object["error"] as? String
         shard = object["shard"] as? String
+        warnings = (object["warnings"] as? [Any])?.compactMap { $0 as? String } ?? []
         raw = text
         json = JSONText.isStrict(text) ? text : JSONText.write(object)
         self.source = source

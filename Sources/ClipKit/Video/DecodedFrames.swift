@@ -47,6 +47,8 @@ final class DecodedFrames {
     var source: Source?
     /// The end message's duration (source seconds, before `speed`), once the stream ended.
     private(set) var duration: Double?
+    /// The end message's warnings (what the source was decoded around), once the stream ended.
+    private(set) var warnings: [String] = []
     /// A picture passed the budget: nothing is kept.
     private(set) var isCut = false
 
@@ -92,9 +94,9 @@ final class DecodedFrames {
         keepsScaled = false
     }
 
-    /// The stream ended; `duration` is the end message's, before `speed`.
-    func finish(duration: Double) {
-        if !isCut { self.duration = duration }
+    /// The stream ended; `duration` is the end message's, before `speed`, and `warnings` its own.
+    func finish(duration: Double, warnings: [String]) {
+        if !isCut { (self.duration, self.warnings) = (duration, warnings) }
     }
 
     private func free() {
@@ -129,6 +131,6 @@ enum DecodedFramesReplay {
             let image = try picture.image(at: options.size, info: source.info, scaler: scaler)
             if !output.push(image, at: picture.places, sourceTime: picture.sourceTime) { return }
         }
-        output.end(duration: duration)
+        output.end(duration: duration, warnings: frames.warnings)
     }
 }

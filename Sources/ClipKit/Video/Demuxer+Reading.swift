@@ -6,8 +6,20 @@ extension Demuxer {
     /// continuous in the formats whose timestamps may jump (`TimestampJumps`).
     func read(_ packet: UnsafeMutablePointer<AVPacket>) -> Int32 {
         let status = av_read_frame(format, packet)
-        if status >= 0, packet.pointee.stream_index == streamIndex { jumps?.correct(packet) }
+        guard status >= 0 else { return status }
+        noteReach(packet.pointee)
+        if packet.pointee.stream_index == streamIndex { jumps?.correct(packet) }
         return status
+    }
+
+    /// Moves `packetsReach` on to where `packet` ends, when later (its own times, before any
+    /// correction of jumps).
+    private func noteReach(_ packet: AVPacket) {
+        let time = packet.pts != ck_av_nopts_value() ? packet.pts : packet.dts
+        guard time != ck_av_nopts_value(), packet.stream_index >= 0, Int(packet.stream_index) < Int(format.pointee.nb_streams),
+              let stream = format.pointee.streams[Int(packet.stream_index)] else { return }
+        let end = Double(time) * stream.pointee.time_base.seconds + Double(max(packet.duration, 0)) * stream.pointee.time_base.seconds
+        if end.isFinite, end > packetsReach { packetsReach = end }
     }
 
     /// After a rewind or a seek: the packets read next start a new count of jumps, from the

@@ -40,6 +40,10 @@ final class Demuxer {
     /// When the file begins between keyframes: the first frame shown, which packets timed
     /// before it are no part of (`DecodableStart`).
     let undecodableBefore: Int64?
+    /// How far the packets read so far reach, any stream's, in seconds on the file's clock: the
+    /// latest presentation (else decode) time plus duration; -infinity before any is read.
+    /// Updated by `read(_:)`, never lowered (`FrameDecoder.endsShort`).
+    var packetsReach = -Double.infinity
 
     init(url: URL, maxPixels: Int = 100_000_000, maxMemory: Int = Limits().maxMemory, deadline: Deadline = .none,
          fullProbe: Bool = true, coverArt: Bool = false, geometryAtOpen: Bool = false) throws {

@@ -18,6 +18,8 @@ extension FrameDecoder {
         let codec = self.codec
         let path = demuxer.path
         var pass = DecodePass(from: point, start: options.start, demuxerMoved: demuxerMoved)
+        readToEnd = false
+        damage.restart()
         guard try seek(to: point) || !pass.mayGiveUp else { return false }
         leadOpen = origin != nil
         defer { releaseLead() }
@@ -32,7 +34,11 @@ extension FrameDecoder {
                 }
                 if pass.relocation != nil { try relocate(&pass) }
                 let status = demuxer.read(packet)
-                if status < 0 { break }  // end of file, or a truncated one: decode what we have
+                if status < 0 {
+                    // The end of the file, or of a truncated one: decode what we have.
+                    readToEnd = true
+                    break
+                }
                 defer { av_packet_unref(packet) }
                 guard packet.pointee.stream_index == demuxer.streamIndex else { continue }
                 decodeOrder.prepare(packet)
@@ -52,7 +58,9 @@ extension FrameDecoder {
                 if let whole = rawPictureBytes, Int(packet.pointee.size) < whole {
                     // A raw picture cut short: the one before it stays on screen, as after a
                     // packet that fails to decode.
-                    firstPacketError = firstPacketError ?? "a raw picture of \(packet.pointee.size) bytes, \(whole) needed"
+                    let reason = "a raw picture of \(packet.pointee.size) bytes, \(whole) needed"
+                    firstPacketError = firstPacketError ?? reason
+                    if pass.landing == nil { damage.rawPictureCut(reason) }
                     continue
                 }
                 decodeOrder.sent(packet.pointee)
@@ -61,6 +69,7 @@ extension FrameDecoder {
                     firstPacketError = firstPacketError ?? ffmpegMessage(sent)
                     if pass.landing == nil {
                         try checkDamage()
+                        damage.packetFailed(ffmpegMessage(sent))
                         pass.chainBroken(pushedCount: sequence.pushedCount)
                     }
                     continue
@@ -121,6 +130,7 @@ extension FrameDecoder {
                 firstPacketError = firstPacketError ?? ffmpegMessage(status)
                 if pass.landing == nil {
                     try checkDamage()
+                    damage.packetFailed(ffmpegMessage(status))
                     pass.chainBroken(pushedCount: sequence.pushedCount)
                 }
                 return
@@ -156,10 +166,11 @@ extension FrameDecoder {
                     continue
                 }
                 pass.landing = nil
-            } else if damaged && !watchesLog {
-                // The flag races the frame threads' concealment (`DecoderDamageLog`): counted only
+            } else if damaged {
+                // The flag races the frame threads' concealment (`DecoderDamageLog`): checked only
                 // where the log is not watched.
-                try checkDamage()
+                if !watchesLog { try checkDamage() }
+                damage.frameConcealed()
             }
             try checkLoggedDamage()
             decoded += 1

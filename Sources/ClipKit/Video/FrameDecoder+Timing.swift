@@ -18,6 +18,30 @@ extension FrameDecoder {
         return Double(pts - (origin ?? 0)) * timeBase
     }
 
+    /// A warning when the file ends well before the length its header states: the frames end
+    /// at `end` (seconds from the clip's start), and no packet of any stream reaches further.
+    /// A file cut short (a download or copy that stopped: the MP4 index or Matroska header
+    /// still counts the whole clip) gives a shorter GIF, as ffmpeg's decode does, and says so,
+    /// as ffmpeg logs its "partial file" and "File ended prematurely". Only where the last pass
+    /// read on to the end of the file, the range asked for runs past the frames, and the
+    /// shortfall is over half a second and 3% of the length: a header that counts a last frame
+    /// differently, or audio longer than the video (whose packets reach its length), says
+    /// nothing. Not in MPEG-TS/PS, whose length is libavformat's reading of the file's own
+    /// last timestamps.
+    func endsShort(at end: Double) -> String? {
+        guard readToEnd, !stopped, demuxer.jumps == nil,
+              let stated = demuxer.info.duration, stated.isFinite, stated > 0 else { return nil }
+        let wanted = min(options.end ?? stated, stated)
+        let origin = Double(self.origin ?? 0) * timeBase
+        let reach = max(end, demuxer.packetsReach - origin)
+        guard wanted - reach > max(Self.shortfallSeconds, Self.shortfallShare * stated) else { return nil }
+        return String(format: "the frames end at %.3fs, short of the %.3fs the header states: the file may be cut short", end, stated)
+    }
+
+    /// See `endsShort`.
+    static let shortfallSeconds = 0.5
+    static let shortfallShare = 0.03
+
     /// Where the last frame stops being shown: its time plus one frame, or the stream duration
     /// when that agrees.
     func clipEnd() -> Double {

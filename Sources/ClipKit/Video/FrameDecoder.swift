@@ -31,6 +31,7 @@ final class FrameDecoder: FrameProducer {
         timeBase = stream.pointee.time_base.seconds
         origin = demuxer.startTime
         demuxerMoved = demuxer.movedAtOpen
+        damage = DecodeDamage(threads: options.limits.decoderThreads)
         sampler = FrameSampler(start: options.start, end: options.end, interval: options.tickInterval)
         if options.skipsBetweenTicks && options.fps != nil && !options.keyframesOnly {
             skipper = TickSkipper(demuxer: demuxer, origin: origin ?? 0)
@@ -126,7 +127,11 @@ final class FrameDecoder: FrameProducer {
     var shortestDelta: Double?
     var decoded = 0
     var stopped = false
+    /// The last pass read on to the end of the file (not stopped by the range or the consumer).
+    var readToEnd = false
     var firstPacketError: String?
+    /// Damage of the file's own the decode went past, for a warning (`DecodeDamage`).
+    var damage: DecodeDamage
     /// Whether a pass has sought or read (a later pass from the beginning must then rewind).
     var demuxerMoved = false
     /// Until the pass's first timed frame, in a stream with timestamps (a start time): the
@@ -196,7 +201,7 @@ final class FrameDecoder: FrameProducer {
         }
         let outputEnd = min(options.end ?? end, end)
         try handOver(&sequence)
-        sequence.end(duration: max(outputEnd - options.start, 0))
+        sequence.end(duration: max(outputEnd - options.start, 0), warnings: [damage.warning, endsShort(at: end)].compactMap { $0 })
     }
 
     /// Untimed frames held past this many (a quarter of `--max-memory` in decoded pictures, at

@@ -93,7 +93,7 @@ struct FrameOutput {
 
     /// The last message: the source timeline lasts `duration` seconds (the output's, divided by the speed).
     func end(duration: Double, warnings: [String] = []) {
-        recording?.finish(duration: duration)
+        recording?.finish(duration: duration, warnings: warnings)
         if !consumerStopped { queue.push(.end(duration: duration / speed, warnings: warnings)) }
     }
 }

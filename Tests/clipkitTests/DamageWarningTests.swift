@@ -1,0 +1,65 @@
+// Video read around damage or cut short says so: one warning per kind on stderr and in --json's
+// `warnings`, the same every run, and none for whole files (audio longer than the video included).
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct DamageWarningTests {
+    /// The `warnings` of the one --json line of `run`.
+    func warnings(_ run: CLI.Result) throws -> [String] {
+        let line = try #require(try Decoded.jsonLines(run.stdout).first, "\(run.stdout)\n\(run.stderr)")
+        #expect(line["status"] as? String == "ok", "\(line)")
+        return try #require(line["warnings"] as? [String], "\(line)")
+    }
+
+    /// A Matroska file cut to 60% (the header still says 2 s, no packet of either stream passes
+    /// 1.12 s) and an MP4 cut likewise: every command that reads to the end says where the frames
+    /// end, and the GIF is what decoded. It said nothing, exit 0, as a shorter GIF.
+    @Test func aFileCutShortSaysSo() throws {
+        let dir = Fixture.scratchDirectory()
+        let mkv = Fixture.url("video/cut_short.mkv").path
+        let note = "the frames end at 1.120s, short of the 2.000s the header states: the file may be cut short"
+        let gif = try CLI.run(["gif", mkv, "-o", "a.gif", "--json"], in: dir)
+        #expect(try gif.status == 0 && warnings(gif) == [note])
+        #expect(gif.stderrLines.contains { $0.hasPrefix("clipkit: warning: ") && $0.hasSuffix("cut_short.mkv: " + note) }, "\(gif.stderr)")
+        #expect(try Decoded.gif(dir.appendingPathComponent("a.gif"), keep: 0).delays.reduce(0, +) == 112)
+        // The passes of --max-bytes after the first replay its pictures: the warning comes with them.
+        let fit = try CLI.run(["gif", mkv, "-o", "b.gif", "--max-bytes", "900", "--json"], in: dir)
+        #expect(try fit.status == 0 && warnings(fit) == [note], "\(fit.stderr)")
+        for command in [["explode", mkv, "-o", "e"], ["storyboard", mkv, "-o", "s", "--interval", "0.5"]] {
+            let run = try CLI.run(command + ["--json"], in: dir)
+            #expect(try run.status == 0 && warnings(run) == [note], "\(command[0]): \(run.stderr)")
+        }
+        let mp4 = try CLI.run(["gif", Fixture.url("video/truncated_faststart.mp4").path, "-o", "c.gif", "--json"], in: dir)
+        #expect(try warnings(mp4).contains("the frames end at 0.960s, short of the 2.000s the header states: the file may be cut short"))
+    }
+
+    /// Whole files say nothing: audio 2 s longer than the video (the header's length is the
+    /// audio's, and its packets reach it), a 40 ms longer one, an edit list, VFR, B-frames.
+    @Test func wholeFilesSayNothing() throws {
+        let dir = Fixture.scratchDirectory()
+        for name in ["audio_tail.mkv", "audio_longer.mkv", "counter.mp4", "two_edits.mp4", "vfr.mkv", "nut_bframes.nut", "fps60.mkv"] {
+            let run = try CLI.run(["gif", Fixture.url("video/\(name)").path, "-o", "w.gif", "--force", "--json"], in: dir)
+            #expect(try run.status == 0 && run.stderr.isEmpty && warnings(run).isEmpty, "\(name): \(run.stderr)")
+        }
+        let tail = try CLI.run(["gif", Fixture.url("video/audio_tail.mkv").path, "-o", "t.gif", "--force"], in: dir)
+        #expect(try Decoded.gif(dir.appendingPathComponent("t.gif"), keep: 0).delays.reduce(0, +) == 100, "\(tail.stderr)")
+    }
+
+    /// Damage in the data: pictures the decoder conceals (counted on the one decoder thread the
+    /// job runs again on, so the count is the same every run) and packets it cannot decode.
+    @Test func damageIsCountedTheSameEveryRun() throws {
+        let dir = Fixture.scratchDirectory()
+        let flipped = Fixture.url("hostile/h264_flipped_64.h264").path
+        var seen: Set<[String]> = []
+        for run in 0..<3 {
+            let gif = try CLI.run(["gif", flipped, "-o", "f\(run).gif", "--json"], in: dir)
+            seen.insert(try warnings(gif))
+        }
+        #expect(seen.count == 1, "\(seen)")
+        let only = try #require(seen.first?.first)
+        #expect(only.hasPrefix("damaged video data: ") && only.contains("pictures decoded with errors, shown as the decoder concealed them"), "\(only)")
+        let raw = try CLI.run(["gif", Fixture.url("video/palette_raw_cut.avi").path, "-o", "r.gif", "--json"], in: dir)
+        #expect(try warnings(raw) == ["damaged video data: 1 packet could not be decoded (a raw picture of 776 bytes, 1536 needed), the frame before left on screen"])
+    }
+}
