@@ -26,6 +26,10 @@ final class FormatContext {
         let status = avformat_open_input(&opened, FileSystemPath.cString(path), nil, nil)
         guard status >= 0, let opened else {
             try deadline.check(path)
+            // An MP4 cut before its index is a damaged video, not a file that is no video at all.
+            if status == ck_averror_invaliddata() && MP4Index.isMissing(at: path) {
+                throw ClipKitError.corrupt(path: path, reason: MP4Index.missingReason)
+            }
             throw ClipKitError.notMedia(path: path, reason: ffmpegMessage(status))
         }
         pointer = opened
