@@ -100,6 +100,7 @@ struct InfoCommand: ParsableCommand {
             ("pixel_format", info.pixelFormat), ("bit_depth", info.bitDepth), ("has_alpha", info.hasAlpha), ("has_audio", info.hasAudio),
             ("color_primaries", info.colorPrimaries), ("color_transfer", info.colorTransfer),
             ("color_matrix", info.colorMatrix), ("color_range", info.colorRange), ("hdr", info.isHDR),
+            ("warnings", timing.warnings(header: info.duration)),
         ]
     }
 
@@ -156,6 +157,7 @@ struct InfoCommand: ParsableCommand {
             }
             if value("hdr") as? Bool == true { format += " (HDR: tone-mapped to SDR)" }
             lines.append(format)
+            for warning in value("warnings") as? [String] ?? [] { lines.append("  warning: \(warning)") }
         }
         return lines.joined(separator: "\n")
     }

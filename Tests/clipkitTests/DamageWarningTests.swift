@@ -30,6 +30,11 @@ import TestSupport
             let run = try CLI.run(command + ["--json"], in: dir)
             #expect(try run.status == 0 && warnings(run) == [note], "\(command[0]): \(run.stderr)")
         }
+        // `info` reads the packets, not the pictures: where they end.
+        let info = try CLI.run(["info", mkv, "--json"], in: dir)
+        #expect(try warnings(info) == ["the packets end at 1.120s, short of the 2.000s the header states: the file may be cut short"])
+        let text = try CLI.run(["info", mkv], in: dir)
+        #expect(text.stdout.contains("\n  warning: the packets end at 1.120s, short of the 2.000s the header states"), "\(text.stdout)")
         let mp4 = try CLI.run(["gif", Fixture.url("video/truncated_faststart.mp4").path, "-o", "c.gif", "--json"], in: dir)
         #expect(try warnings(mp4).contains("the frames end at 0.960s, short of the 2.000s the header states: the file may be cut short"))
     }
@@ -41,6 +46,8 @@ import TestSupport
         for name in ["audio_tail.mkv", "audio_longer.mkv", "counter.mp4", "two_edits.mp4", "vfr.mkv", "nut_bframes.nut", "fps60.mkv"] {
             let run = try CLI.run(["gif", Fixture.url("video/\(name)").path, "-o", "w.gif", "--force", "--json"], in: dir)
             #expect(try run.status == 0 && run.stderr.isEmpty && warnings(run).isEmpty, "\(name): \(run.stderr)")
+            let info = try CLI.run(["info", Fixture.url("video/\(name)").path, "--json"], in: dir)
+            #expect(try warnings(info).isEmpty, "info \(name)")
         }
         let tail = try CLI.run(["gif", Fixture.url("video/audio_tail.mkv").path, "-o", "t.gif", "--force"], in: dir)
         #expect(try Decoded.gif(dir.appendingPathComponent("t.gif"), keep: 0).delays.reduce(0, +) == 100, "\(tail.stderr)")

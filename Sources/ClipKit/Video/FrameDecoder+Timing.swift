@@ -34,13 +34,9 @@ extension FrameDecoder {
         let wanted = min(options.end ?? stated, stated)
         let origin = Double(self.origin ?? 0) * timeBase
         let reach = max(end, demuxer.packetsReach - origin)
-        guard wanted - reach > max(Self.shortfallSeconds, Self.shortfallShare * stated) else { return nil }
+        guard StreamTiming.endsShort(stated: wanted, reach: reach) else { return nil }
         return String(format: "the frames end at %.3fs, short of the %.3fs the header states: the file may be cut short", end, stated)
     }
-
-    /// See `endsShort`.
-    static let shortfallSeconds = 0.5
-    static let shortfallShare = 0.03
 
     /// Where the last frame stops being shown: its time plus one frame, or the stream duration
     /// when that agrees.

@@ -20,6 +20,23 @@ public struct StreamTiming: Sendable, Equatable {
     var lastFrameStart: Double?
     var lastInterval: Double?
     var shortestInterval: Double?
+    /// From the first timestamp to where the packets of any stream end (`Demuxer.packetsReach`):
+    /// how far the file's data goes. Nil without timestamps, and in MPEG-TS/PS (whose length is
+    /// read from those same packets).
+    var reach: Double?
+
+    /// A warning when the file's data ends well before `header` (its stated length): cut short,
+    /// or a header that overstates (`endsShort`).
+    public func warnings(header: Double?) -> [String] {
+        guard let header, let reach, Self.endsShort(stated: header, reach: max(reach, duration ?? 0)) else { return [] }
+        return [String(format: "the packets end at %.3fs, short of the %.3fs the header states: the file may be cut short", reach, header)]
+    }
+
+    /// Whether data that reaches `reach` seconds falls short of a stated length by more than
+    /// half a second and 3% of it: less is a header that counts a last frame differently.
+    static func endsShort(stated: Double, reach: Double) -> Bool {
+        stated.isFinite && stated > 0 && stated - reach > max(0.5, 0.03 * stated)
+    }
 
     /// The clip's length: `header` (the container's), unless it gives the last frame no real
     /// duration (`isFrameDuration`: a header that stops at the last timestamp), then `duration`.
@@ -137,6 +154,7 @@ public struct StreamTiming: Sendable, Equatable {
             return timing
         }
         timing.duration = duration
+        if demuxer.jumps == nil, let first = times.first, demuxer.packetsReach.isFinite { timing.reach = demuxer.packetsReach - first }
         return timing
     }
 }
