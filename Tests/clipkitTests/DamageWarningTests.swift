@@ -69,4 +69,21 @@ import TestSupport
         let raw = try CLI.run(["gif", Fixture.url("video/palette_raw_cut.avi").path, "-o", "r.gif", "--json"], in: dir)
         #expect(try warnings(raw) == ["damaged video data: 1 packet could not be decoded (a raw picture of 776 bytes, 1536 needed), the frame before left on screen"])
     }
+
+    /// Files cut before anything can be read say why, as damaged files: an MP4 whose index was
+    /// to come after the media data, a Matroska file cut inside its headers. They were "not a
+    /// video or image file clipkit can read (Invalid data found when processing input)", and
+    /// "(Input/output error)".
+    @Test func filesCutBeforeTheirIndexSayWhy() throws {
+        let dir = Fixture.scratchDirectory()
+        let cases = [("video/truncated.mp4", "damaged file: an MP4/MOV without its index (no moov box after the media data)"),
+                     ("bad/trunc_mkv_00064.mkv", "damaged file: the file ends inside its headers (Input/output error): cut short"),
+                     ("bad/trunc_mkv_00484.mkv", "damaged file: the file ends inside its headers (End of file): cut short")]
+        for (name, message) in cases {
+            for command in ["info", "gif"] {
+                let run = try CLI.run([command, Fixture.url(name).path, "-o", "x.gif"].prefix(command == "info" ? 2 : 4).map { $0 }, in: dir)
+                #expect(run.status == 1 && run.stderrLines.count == 1 && run.stderr.contains(message), "\(command) \(name): \(run.stderr)")
+            }
+        }
+    }
 }

@@ -30,6 +30,11 @@ final class FormatContext {
             if status == ck_averror_invaliddata() && MP4Index.isMissing(at: path) {
                 throw ClipKitError.corrupt(path: path, reason: MP4Index.missingReason)
             }
+            // A file whose headers run past its end (a Matroska file cut inside them gives EIO,
+            // others the end of file): a damaged video too.
+            if status == ck_averror_eof() || status == ck_averror_eio() {
+                throw ClipKitError.corrupt(path: path, reason: "the file ends inside its headers (\(ffmpegMessage(status))): cut short")
+            }
             throw ClipKitError.notMedia(path: path, reason: ffmpegMessage(status))
         }
         pointer = opened

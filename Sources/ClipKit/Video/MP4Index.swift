@@ -7,7 +7,7 @@ import Foundation
 /// stopped, or a recording not finished, leaves it. FFmpeg says "moov atom not found".
 enum MP4Index {
     /// What the error says of such a file.
-    static let missingReason = "an MP4/MOV without its index (no moov box after the media data): cut short, or still being written"
+    static let missingReason = "an MP4/MOV without its index (no moov box after the media data): cut short, still being written, or damaged"
 
     /// Whether the file at `path` starts as an ISO media file and holds media data but neither
     /// an index nor a fragment (`moof`) in the boxes the file has room for (a box that runs past
