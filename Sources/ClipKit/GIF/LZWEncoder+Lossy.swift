@@ -138,6 +138,10 @@ extension LZWEncoder {
         let one = ErrorAllowance.one
         let multipliers = self.multipliers
         let colors = self.colors
+        // The table and the stack in locals: through `self`, each use loads them again (a store
+        // through any pointer might have changed them).
+        let firstChild = self.firstChild, nextSibling = self.nextSibling, suffix = self.suffix
+        let waiting = self.waiting
         var depth = 0
         var visits = 0
         // The string being looked at: its code, length, summed error and carried error.
@@ -199,12 +203,10 @@ extension LZWEncoder {
                         let rr = want.0 &- have.0, rg = want.1 &- have.1, rb = want.2 &- have.2
                         guard Self.weightedSquare(rr, rg, rb) < fitsAlone else { continue }
                         let d = ErrorAllowance.scaled(weighted / 3, by: factor, multiplier: multiplier)
-                        nodeLength[c] = Int32(truncatingIfNeeded: length &+ 1)
-                        nodeLoss[c] = Int32(clamping: loss + d)
-                        nodeError[c * 3] = Int32(truncatingIfNeeded: dr &* share / 16)
-                        nodeError[c * 3 + 1] = Int32(truncatingIfNeeded: dg &* share / 16)
-                        nodeError[c * 3 + 2] = Int32(truncatingIfNeeded: db &* share / 16)
-                        stack[depth] = UInt16(c)
+                        waiting[depth] = Waiting(code: Int32(truncatingIfNeeded: c), length: Int32(truncatingIfNeeded: length &+ 1),
+                                                 loss: Int32(clamping: loss + d),
+                                                 error: (Int32(truncatingIfNeeded: dr &* share / 16), Int32(truncatingIfNeeded: dg &* share / 16),
+                                                         Int32(truncatingIfNeeded: db &* share / 16)))
                         depth += 1
                     }
                     if exact >= 0 {
@@ -227,10 +229,11 @@ extension LZWEncoder {
             }
             guard depth > 0 else { break }
             depth -= 1
-            node = Int(stack[depth])
-            length = Int(nodeLength[node])
-            loss = Int(nodeLoss[node])
-            er = Int(nodeError[node * 3]); eg = Int(nodeError[node * 3 + 1]); eb = Int(nodeError[node * 3 + 2])
+            let next = waiting[depth]
+            node = Int(next.code)
+            length = Int(next.length)
+            loss = Int(next.loss)
+            (er, eg, eb) = (Int(next.error.0), Int(next.error.1), Int(next.error.2))
         }
         return (best, bestLength)
     }

@@ -16,13 +16,10 @@ final class LZWEncoder {
     let nextSibling: UnsafeMutablePointer<UInt16>
     let suffix: UnsafeMutablePointer<UInt8>
     static let none = UInt16.max
-    // For the lossy search: each code's string minus its last pixel, and per code waiting on the
-    // walk's stack, its length, carried error (RGB) and summed error; the stack; the chosen string's pixels.
+    // For the lossy search: each code's string minus its last pixel; the walk's stack of strings
+    // waiting (a code is pushed at most once a search: at most 4096); the chosen string's pixels.
     let prefix: UnsafeMutablePointer<UInt16>
-    let nodeLength: UnsafeMutablePointer<Int32>
-    let nodeError: UnsafeMutablePointer<Int32>
-    let nodeLoss: UnsafeMutablePointer<Int32>
-    let stack: UnsafeMutablePointer<UInt16>
+    let waiting: UnsafeMutablePointer<Waiting>
     let path: UnsafeMutablePointer<UInt8>
     /// `ErrorAllowance.multipliers`, held here: the search reads one for every pixel it visits.
     let multipliers: UnsafeMutablePointer<UInt64>
@@ -43,6 +40,15 @@ final class LZWEncoder {
     /// 75 it wrote the same bytes as no bound; 64 wrote 0.5-6% more.)
     static let maxVisits = 512
 
+    /// A string waiting on the lossy search's stack: its code, length, summed error and the
+    /// error (RGB) it carries to its next pixel, side by side (one cache line or two per push and pop).
+    struct Waiting {
+        var code: Int32
+        var length: Int32
+        var loss: Int32
+        var error: (Int32, Int32, Int32)
+    }
+
     // One sub-block: a length byte and up to 255 data bytes.
     private var block = [UInt8](repeating: 0, count: 256)
     private var blockCount = 0
@@ -58,10 +64,7 @@ final class LZWEncoder {
         nextSibling = .allocate(capacity: 4096)
         suffix = .allocate(capacity: 4096)
         prefix = .allocate(capacity: 4096)
-        nodeLength = .allocate(capacity: 4096)
-        nodeError = .allocate(capacity: 4096 * 3)
-        nodeLoss = .allocate(capacity: 4096)
-        stack = .allocate(capacity: 4096)
+        waiting = .allocate(capacity: 4096)
         path = .allocate(capacity: 4096)
         multipliers = .allocate(capacity: ErrorAllowance.multipliers.count)
         multipliers.initialize(from: ErrorAllowance.multipliers, count: ErrorAllowance.multipliers.count)
@@ -75,10 +78,7 @@ final class LZWEncoder {
         nextSibling.deallocate()
         suffix.deallocate()
         prefix.deallocate()
-        nodeLength.deallocate()
-        nodeError.deallocate()
-        nodeLoss.deallocate()
-        stack.deallocate()
+        waiting.deallocate()
         path.deallocate()
         multipliers.deallocate()
         colors.deallocate()
