@@ -92,10 +92,11 @@ struct ErrorAllowance {
                 out[x] = UInt32(canvas[o]) | UInt32(canvas[o + 1]) << 8 | UInt32(canvas[o + 2]) << 16 | 1 << 24
             }
         }
-        // The weighted squared distance between two pixels' colours (0 when either is unknown).
+        // The weighted squared distance between two pixels' colours (0 when either is unknown,
+        // or both are the same: most neighbours, on a screen recording).
         // Wrapping arithmetic: differences of bytes, at most 9 * 255² in all.
         @inline(__always) func weighted(_ a: UInt32, _ b: UInt32) -> Int {
-            guard (a & b) >> 24 != 0 else { return 0 }
+            guard a != b, (a & b) >> 24 != 0 else { return 0 }
             let dr = Int(a & 0xFF) &- Int(b & 0xFF), dg = Int(a >> 8 & 0xFF) &- Int(b >> 8 & 0xFF)
             let db = Int(a >> 16 & 0xFF) &- Int(b >> 16 & 0xFF)
             return LZWEncoder.weightedSquare(dr, dg, db)
