@@ -211,8 +211,13 @@ extension LZWEncoder {
                     }
                     if exact >= 0 {
                         let dr = tr - want.0, dg = tg - want.1, db = tb - want.2
-                        exactLoss = loss + ErrorAllowance.scaled(Self.distance(dr, dg, db), by: factor, multiplier: multiplier)
-                        exactError = (dr &* share / 16, dg &* share / 16, db &* share / 16)
+                        if dr | dg | db == 0 {
+                            // No error to take or carry (most pixels of a flat area).
+                            exactLoss = loss
+                        } else {
+                            exactLoss = loss + ErrorAllowance.scaled(Self.distance(dr, dg, db), by: factor, multiplier: multiplier)
+                            exactError = (dr &* share / 16, dg &* share / 16, db &* share / 16)
+                        }
                     }
                 } else if let code = lookup(node << 8 | wanted) {
                     // Transparent over an unknown canvas: only itself will do.

@@ -87,7 +87,8 @@ struct LossyDiffusion: ~Copyable {
     /// colour written) over the pixels after it; nil when what it shows is unknown (nothing passes).
     @inline(__always)
     mutating func spread(_ error: (Int, Int, Int)?, at position: Int) {
-        guard let error else {
+        guard let error, error.0 | error.1 | error.2 != 0 else {
+            // (None to pass on, or none at all: no share is ever other than 0.)
             carried = (0, 0, 0)
             return
         }
