@@ -104,7 +104,9 @@ extension LZWEncoder {
                 try restart(emit)
                 for code in 0..<clearCode { suffix[code] = UInt8(code) }
             } else {
-                insert(best << 8 | next, code: nextCode)
+                // (The hash serves only the search's `lookup`, for the unknown index: with none,
+                // it stays empty. Its probes were 1% of a lossy encode's time.)
+                if unknown >= 0 { insert(best << 8 | next, code: nextCode) }
                 suffix[nextCode] = UInt8(next)
                 prefix[nextCode] = UInt16(best)
                 nextSibling[nextCode] = firstChild[best]

@@ -41,7 +41,8 @@ final class LZWEncoder {
     static let maxVisits = 512
 
     /// A string waiting on the lossy search's stack: its code, length, summed error and the
-    /// error (RGB) it carries to its next pixel, side by side (one cache line or two per push and pop).
+    /// error (RGB) it carries to its next pixel, side by side: a push or a pop reads or writes one
+    /// place (it was four arrays indexed by code).
     struct Waiting {
         var code: Int32
         var length: Int32

@@ -88,7 +88,7 @@ struct LossyDiffusion: ~Copyable {
     @inline(__always)
     mutating func spread(_ error: (Int, Int, Int)?, at position: Int) {
         guard let error, error.0 | error.1 | error.2 != 0 else {
-            // (None to pass on, or none at all: no share is ever other than 0.)
+            // (Unknown: nothing passes. Zero: every share would be 0, nothing to add.)
             carried = (0, 0, 0)
             return
         }
