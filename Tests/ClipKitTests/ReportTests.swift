@@ -206,6 +206,9 @@ import TestSupport
         #expect(result.document.totals.warnings == 1 && result.gateFailures == ["1 warnings"])
         let html = try String(contentsOf: result.directory.appendingPathComponent("index.html"), encoding: .utf8)
         #expect(html.contains("short of the 2.000s the header states"))
+        // A line without warnings shows no `warnings` field, as a null field is not shown.
+        let clean = try #require(result.document.clips.last?.lines.first)
+        #expect(!clean.shown.contains("warnings") && clean.text("warnings") == nil && clean.warnings.isEmpty, "\(clean.shown)")
     }
 
     @Test func budgetsAndGates() throws {

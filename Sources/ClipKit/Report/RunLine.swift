@@ -57,11 +57,10 @@ public struct RunLine: Sendable, Equatable {
         json = JSONText.isStrict(text) ? text : JSONText.write(object)
         self.source = source
         self.lineNumber = lineNumber
-        fields = object.keys.sorted().compactMap { key in
-            guard let value = object[key], !(value is NSNull) else { return nil }
-            return Field(key: key, text: Self.displayText(value), number: Self.number(value))
-        }
-        shown = JSONText.write(object.filter { !($0.value is NSNull) && $0.key != "input" && $0.key != "outputs" })
+        // No warnings is shown as no field, as null is (every clean line carries `"warnings":[]`).
+        let present = object.filter { !($0.value is NSNull) && !($0.key == "warnings" && ($0.value as? [Any])?.isEmpty == true) }
+        fields = present.keys.sorted().map { Field(key: $0, text: Self.displayText(present[$0]!), number: Self.number(present[$0]!)) }
+        shown = JSONText.write(present.filter { $0.key != "input" && $0.key != "outputs" })
     }
 
     /// The field's number, when it is one (not a Bool).
