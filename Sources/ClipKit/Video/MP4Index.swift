@@ -13,23 +13,28 @@ enum MP4Index {
     /// an index nor a fragment (`moof`) in the boxes the file has room for (a box that runs past
     /// the end of the file is the last).
     static func isMissing(at path: String) -> Bool {
-        guard let file = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? file.close() }
-        guard let end = try? file.seekToEnd() else { return false }
+        // By its bytes, as libavformat opened it (a name that is not UTF-8 included).
+        let fd = open(FileSystemPath.cString(path), O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
+        let end = UInt64(info.st_size)
         var offset: UInt64 = 0
         var types: Set<String> = []
+        var header = [UInt8](repeating: 0, count: 16)
         for index in 0..<Self.maxBoxes {
-            guard offset + 8 <= end, (try? file.seek(toOffset: offset)) != nil,
-                  let header = try? file.read(upToCount: 16), header.count >= 8 else { break }
-            let bytes = [UInt8](header)
-            let type = String(decoding: bytes[4..<8], as: UTF8.self)
+            guard offset + 8 <= end else { break }
+            let count = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
+            guard count >= 8 else { break }
+            let type = String(decoding: header[4..<8], as: UTF8.self)
             // The first box says whether this is an ISO media file at all.
             if index == 0 && !Self.firstBoxes.contains(type) { return false }
             types.insert(type)
-            var size = UInt64(bytes[0]) << 24 | UInt64(bytes[1]) << 16 | UInt64(bytes[2]) << 8 | UInt64(bytes[3])
+            var size = header[0..<4].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             if size == 1 {
-                guard bytes.count >= 16 else { break }
-                size = bytes[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
+                guard count >= 16 else { break }
+                size = header[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             }
             // 0: the box runs to the end of the file; a size under a header's is damage.
             guard size >= 8, offset.addingReportingOverflow(size).overflow == false else { break }
