@@ -50,7 +50,6 @@ struct ExplodeCommand: ParsableCommand {
             var options = options
             options.fingerprint = fingerprint
             let result = try Exploder(options: options).explode(input.url, into: directory)
-            InputRunner.printWarnings(result.warnings, for: input.url)
             let manifest = result.manifest
             var report = Report(input: input.url.path, outputs: [result.directory.path], status: .ok, frames: manifest.frames.count,
                                 durationMs: manifest.durationMs, width: manifest.canvas.width, height: manifest.canvas.height)

@@ -267,7 +267,6 @@ struct GIFCommand: ParsableCommand {
                 options.fingerprint = fingerprint
                 let converter = GIFConverter(options: options, progress: reporter.callback(for: input.url.lastPathComponent))
                 let result = try converter.convert(video: input.url, outputs: written, poster: posterURL)
-                InputRunner.printWarnings(result.warnings, for: input.url)
                 var report: Report
                 if let gif = result.gif {
                     report = Report(gif)

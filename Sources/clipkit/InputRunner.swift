@@ -162,6 +162,8 @@ struct InputRunner {
                 try? FileSystemPath.createDirectories(destination.deletingLastPathComponent().path)
             }
             var report = try job(input, destination, fingerprint)
+            // What the input was read around, as soon as the job is done (and in --json's `warnings`).
+            Self.printWarnings(report.warnings, for: input.url)
             // Its output goes to standard output (`-o -`) before anything says it was written.
             try StandardStreams.deliverOutput(of: input.url.path)
             report.input = input.url.path

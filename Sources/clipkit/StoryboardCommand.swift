@@ -113,7 +113,6 @@ struct StoryboardCommand: ParsableCommand {
             var options = options
             options.fingerprint = fingerprint
             let result = try Storyboarder(options: options).makeStoryboard(of: input.url, in: directory)
-            InputRunner.printWarnings(result.warnings, for: input.url)
             let manifest = result.manifest
             var report = Report(input: input.url.path, outputs: [result.directory.path], status: .ok, frames: manifest.tiles.count,
                                 durationMs: manifest.durationMs, width: manifest.tile.width, height: manifest.tile.height, bytes: result.bytes)

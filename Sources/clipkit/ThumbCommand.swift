@@ -102,7 +102,6 @@ struct ThumbCommand: ParsableCommand {
             var options = options
             options.fingerprint = fingerprint
             let result = try Thumbnailer(options: options).writeThumbnail(of: input.url, to: destination)
-            InputRunner.printWarnings(result.warnings, for: input.url)
             var report = Report(input: input.url.path, outputs: result.urls.map(\.path), status: .ok, frames: result.urls.count,
                                 width: result.width, height: result.height, bytes: result.bytes)
             report.warnings = result.warnings
