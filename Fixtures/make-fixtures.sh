@@ -420,4 +420,13 @@ python3 "$helper" counter 64 48 25 |
         "${BITEXACT[@]}" "$out/audio_tail.mkv"
 say audio_tail.mkv "H.264 64x48 25 fps 1 s, audio 3 s, in Matroska"
 
+# 41. video_late.mkv: 25 counter frames 64x48 at 25 fps (1 s) that start 1.5 s after 1 s of audio, in
+#     Matroska: the container runs 0-2.5 s, the video 1.5-2.5 s; whole, so nothing is said of its length.
+python3 "$helper" counter 64 48 25 |
+    "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 64x48 -framerate 25 -i pipe:0 -vf "$TO_YUV" "${X264[@]}" -crf 20 \
+        "${BITEXACT[@]}" "$tmp/video_late_src.mp4"
+"${FF[@]}" -itsoffset 1.5 -i "$tmp/video_late_src.mp4" -f lavfi -i "sine=frequency=440:duration=1:sample_rate=8000" \
+    -map 0:v -map 1:a -c:v copy -c:a pcm_u8 "${BITEXACT[@]}" "$out/video_late.mkv"
+say video_late.mkv "H.264 64x48 25 fps 1 s from 1.5 s, audio 0-1 s, in Matroska"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

@@ -100,7 +100,7 @@ struct InfoCommand: ParsableCommand {
             ("pixel_format", info.pixelFormat), ("bit_depth", info.bitDepth), ("has_alpha", info.hasAlpha), ("has_audio", info.hasAudio),
             ("color_primaries", info.colorPrimaries), ("color_transfer", info.colorTransfer),
             ("color_matrix", info.colorMatrix), ("color_range", info.colorRange), ("hdr", info.isHDR),
-            ("warnings", timing.warnings(header: info.duration)),
+            ("warnings", timing.warnings),
         ]
     }
 

@@ -40,10 +40,12 @@ import TestSupport
     }
 
     /// Whole files say nothing: audio 2 s longer than the video (the header's length is the
-    /// audio's, and its packets reach it), a 40 ms longer one, an edit list, VFR, B-frames.
+    /// audio's, and its packets reach it), a 40 ms longer one, video that starts 1.5 s after the
+    /// audio (the container's 2.5 s count from the audio's start: the video's 1 s is whole), an
+    /// edit list, VFR, B-frames.
     @Test func wholeFilesSayNothing() throws {
         let dir = Fixture.scratchDirectory()
-        for name in ["audio_tail.mkv", "audio_longer.mkv", "counter.mp4", "two_edits.mp4", "vfr.mkv", "nut_bframes.nut", "fps60.mkv"] {
+        for name in ["audio_tail.mkv", "audio_longer.mkv", "video_late.mkv", "counter.mp4", "two_edits.mp4", "vfr.mkv", "nut_bframes.nut", "fps60.mkv"] {
             let run = try CLI.run(["gif", Fixture.url("video/\(name)").path, "-o", "w.gif", "--force", "--json"], in: dir)
             #expect(try run.status == 0 && run.stderr.isEmpty && warnings(run).isEmpty, "\(name): \(run.stderr)")
             let info = try CLI.run(["info", Fixture.url("video/\(name)").path, "--json"], in: dir)

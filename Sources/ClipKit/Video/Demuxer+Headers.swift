@@ -87,6 +87,24 @@ extension Demuxer {
         return seconds > start ? seconds - start : seconds
     }
 
+    /// Where the header says the clip ends, in seconds on the file's clock (as `packetsReach`):
+    /// the video stream's start plus its own length, else the container's length counted from
+    /// its start, or from zero as Matroska's segment duration counts (the earlier of the two, so
+    /// a doubt says less). Nil where the header gives no length `info` takes (`info.duration`:
+    /// open-ended, guessed from the bit rate, a fragmented MP4's).
+    var statedEnd: Double? {
+        guard info.duration != nil else { return nil }
+        let video = stream.pointee, container = format.pointee
+        if video.duration > 0, video.duration != ck_av_nopts_value(), video.time_base.den > 0 {
+            let start = video.start_time == ck_av_nopts_value() ? 0 : video.start_time
+            return (Double(start) + Double(video.duration)) * video.time_base.seconds
+        }
+        guard container.duration > 0, container.duration != ck_av_nopts_value() else { return nil }
+        let length = Double(container.duration) / Double(AV_TIME_BASE)
+        let start = container.start_time == ck_av_nopts_value() ? 0 : Double(container.start_time) / Double(AV_TIME_BASE)
+        return min(start + length, length)
+    }
+
     /// True for a header duration of 0xFFFFFFFF time-scale units (143,165 s at 30000/s): the
     /// "unknown length" that fragmented MP4 writers (MediaRecorder, live packagers) put in their
     /// headers. Such a clip's length comes from its timestamps instead.

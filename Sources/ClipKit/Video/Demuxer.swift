@@ -42,7 +42,7 @@ final class Demuxer {
     let undecodableBefore: Int64?
     /// How far the packets read so far reach, any stream's, in seconds on the file's clock: the
     /// latest presentation (else decode) time plus duration; -infinity before any is read.
-    /// Updated by `read(_:)`, never lowered (`FrameDecoder.endsShort`).
+    /// Updated by `read(_:)`, never lowered; compared with `statedEnd` (`FrameDecoder.endsShort`).
     var packetsReach = -Double.infinity
 
     init(url: URL, maxPixels: Int = 100_000_000, maxMemory: Int = Limits().maxMemory, deadline: Deadline = .none,

@@ -24,12 +24,14 @@ public struct StreamTiming: Sendable, Equatable {
     /// how far the file's data goes. Nil without timestamps, and in MPEG-TS/PS (whose length is
     /// read from those same packets).
     var reach: Double?
+    /// From the first timestamp to where the header says the clip ends (`Demuxer.statedEnd`).
+    var statedLength: Double?
 
-    /// A warning when the file's data ends well before `header` (its stated length): cut short,
-    /// or a header that overstates (`endsShort`).
-    public func warnings(header: Double?) -> [String] {
-        guard let header, let reach, Self.endsShort(stated: header, reach: max(reach, duration ?? 0)) else { return [] }
-        return [String(format: "the packets end at %.3fs, short of the %.3fs the header states: the file may be cut short", reach, header)]
+    /// A warning when the file's data ends well before the length its header states: cut
+    /// short, or a header that overstates (`endsShort`).
+    public var warnings: [String] {
+        guard let stated = statedLength, let reach, Self.endsShort(stated: stated, reach: max(reach, duration ?? 0)) else { return [] }
+        return [String(format: "the packets end at %.3fs, short of the %.3fs the header states: the file may be cut short", reach, stated)]
     }
 
     /// Whether data that reaches `reach` seconds falls short of a stated length by more than
@@ -154,7 +156,9 @@ public struct StreamTiming: Sendable, Equatable {
             return timing
         }
         timing.duration = duration
-        if demuxer.jumps == nil, let first = times.first, demuxer.packetsReach.isFinite { timing.reach = demuxer.packetsReach - first }
+        if demuxer.jumps == nil, let first = times.first, demuxer.packetsReach.isFinite, let statedEnd = demuxer.statedEnd {
+            (timing.reach, timing.statedLength) = (demuxer.packetsReach - first, statedEnd - first)
+        }
         return timing
     }
 }
