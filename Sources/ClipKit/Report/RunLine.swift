@@ -59,7 +59,7 @@ public struct RunLine: Sendable, Equatable {
         self.lineNumber = lineNumber
         // No warnings is shown as no field, as null is (every clean line carries `"warnings":[]`).
         let present = object.filter { !($0.value is NSNull) && !($0.key == "warnings" && ($0.value as? [Any])?.isEmpty == true) }
-        fields = present.keys.sorted().map { Field(key: $0, text: Self.displayText(present[$0]!), number: Self.number(present[$0]!)) }
+        fields = present.sorted { $0.key < $1.key }.map { Field(key: $0.key, text: Self.displayText($0.value), number: Self.number($0.value)) }
         shown = JSONText.write(present.filter { $0.key != "input" && $0.key != "outputs" })
     }
 

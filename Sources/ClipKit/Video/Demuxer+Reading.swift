@@ -22,6 +22,29 @@ extension Demuxer {
         if end.isFinite, end > packetsReach { packetsReach = end }
     }
 
+    /// The length the header states and how far the packets read reach, both in seconds from
+    /// `origin` (on the file's clock), when the file ends well short of that length: by over
+    /// half a second and 3% of it (less is a header that counts a last frame differently),
+    /// `reached` (from `origin`: the frames') counting as read, and no more than `wanted` as
+    /// stated (the range asked for). Nil otherwise, and in MPEG-TS/PS, whose length is
+    /// libavformat's reading of the file's own last timestamps. On the file's clock, a video
+    /// that starts after the audio (a Matroska file's length counts from the first stream's
+    /// start) is measured from its own start.
+    func shortfall(from origin: Double, reached: Double, wanted: Double? = nil) -> Shortfall? {
+        guard jumps == nil, let statedEnd else { return nil }
+        let stated = statedEnd - origin
+        guard stated.isFinite, stated > 0 else { return nil }
+        let reach = packetsReach - origin, limit = min(wanted ?? stated, stated)
+        guard limit - max(reach, reached) > max(0.5, 0.03 * limit) else { return nil }
+        return Shortfall(stated: stated, reach: reach)
+    }
+
+    /// See `shortfall(from:reached:wanted:)`.
+    struct Shortfall: Sendable, Equatable {
+        let stated: Double
+        let reach: Double
+    }
+
     /// After a rewind or a seek: the packets read next start a new count of jumps, from the
     /// beginning (in a file whose timestamps jump, nothing else is sought to).
     func restartTimestamps() {

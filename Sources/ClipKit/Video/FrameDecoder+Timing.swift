@@ -26,20 +26,12 @@ extension FrameDecoder {
     /// read on to the end of the file, the range asked for runs past the frames, and the
     /// shortfall is over half a second and 3% of the length: a header that counts a last frame
     /// differently, or audio longer than the video (whose packets reach its length), says
-    /// nothing. Not in MPEG-TS/PS, whose length is libavformat's reading of the file's own
-    /// last timestamps.
-    /// Both ends are taken on the file's clock (`Demuxer.statedEnd`, `packetsReach`), so a video
-    /// that starts after the audio (a Matroska file's length counts from the first stream's
-    /// start) is measured from its own start.
+    /// nothing (`Demuxer.shortfall`).
     func endsShort(at end: Double) -> String? {
-        guard readToEnd, !stopped, demuxer.jumps == nil, let statedEnd = demuxer.statedEnd else { return nil }
-        let origin = Double(self.origin ?? 0) * timeBase
-        let stated = statedEnd - origin
-        guard stated.isFinite, stated > 0 else { return nil }
-        let wanted = min(options.end ?? stated, stated)
-        let reach = max(end, demuxer.packetsReach - origin)
-        guard StreamTiming.endsShort(stated: wanted, reach: reach) else { return nil }
-        return String(format: "the frames end at %.3fs, short of the %.3fs the header states: the file may be cut short", end, stated)
+        guard readToEnd, !stopped, let short = demuxer.shortfall(from: Double(origin ?? 0) * timeBase, reached: end, wanted: options.end) else {
+            return nil
+        }
+        return String(format: "the frames end at %.3fs, short of the %.3fs the header states: the file may be cut short", end, short.stated)
     }
 
     /// Where the last frame stops being shown: its time plus one frame, or the stream duration

@@ -20,24 +20,16 @@ public struct StreamTiming: Sendable, Equatable {
     var lastFrameStart: Double?
     var lastInterval: Double?
     var shortestInterval: Double?
-    /// From the first timestamp to where the packets of any stream end (`Demuxer.packetsReach`):
-    /// how far the file's data goes. Nil without timestamps, and in MPEG-TS/PS (whose length is
-    /// read from those same packets).
-    var reach: Double?
-    /// From the first timestamp to where the header says the clip ends (`Demuxer.statedEnd`).
-    var statedLength: Double?
+    /// When the file's data ends well before the length its header states (`Demuxer.shortfall`):
+    /// that length and where the packets of any stream end, from the first timestamp.
+    var shortfall: Demuxer.Shortfall?
 
     /// A warning when the file's data ends well before the length its header states: cut
-    /// short, or a header that overstates (`endsShort`).
+    /// short, or a header that overstates.
     public var warnings: [String] {
-        guard let stated = statedLength, let reach, Self.endsShort(stated: stated, reach: max(reach, duration ?? 0)) else { return [] }
-        return [String(format: "the packets end at %.3fs, short of the %.3fs the header states: the file may be cut short", reach, stated)]
-    }
-
-    /// Whether data that reaches `reach` seconds falls short of a stated length by more than
-    /// half a second and 3% of it: less is a header that counts a last frame differently.
-    static func endsShort(stated: Double, reach: Double) -> Bool {
-        stated.isFinite && stated > 0 && stated - reach > max(0.5, 0.03 * stated)
+        guard let shortfall else { return [] }
+        return [String(format: "the packets end at %.3fs, short of the %.3fs the header states: the file may be cut short",
+                       shortfall.reach, shortfall.stated)]
     }
 
     /// The clip's length: `header` (the container's), unless it gives the last frame no real
@@ -156,9 +148,7 @@ public struct StreamTiming: Sendable, Equatable {
             return timing
         }
         timing.duration = duration
-        if demuxer.jumps == nil, let first = times.first, demuxer.packetsReach.isFinite, let statedEnd = demuxer.statedEnd {
-            (timing.reach, timing.statedLength) = (demuxer.packetsReach - first, statedEnd - first)
-        }
+        if let first = times.first { timing.shortfall = demuxer.shortfall(from: first, reached: duration ?? 0) }
         return timing
     }
 }
