@@ -429,4 +429,21 @@ python3 "$helper" counter 64 48 25 |
     -map 0:v -map 1:a -c:v copy -c:a pcm_u8 "${BITEXACT[@]}" "$out/video_late.mkv"
 say video_late.mkv "H.264 64x48 25 fps 1 s from 1.5 s, audio 0-1 s, in Matroska"
 
+# 42. interlaced_tff.mkv: 40 bar frames 64x48 at 50 fps woven in pairs (top field from the even frames,
+#     shown first) into 20 interlaced frames at 25 fps, H.264 MBAFF, top field first: interlaced frame k's
+#     top rows show the bar at x = 12k, its bottom rows at 12k + 6 (1/50 s later).
+python3 "$helper" bar 64 48 40 |
+    "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 64x48 -framerate 50 -i pipe:0 \
+        -vf "tinterlace=interleave_top,fieldorder=tff,$TO_YUV" "${X264[@]}" -crf 12 -flags +ildct+ilme -x264-params tff=1 \
+        "${TAG601[@]}" "${BITEXACT[@]}" "$out/interlaced_tff.mkv"
+say interlaced_tff.mkv "H.264 MBAFF 64x48 25 fps, top field first, a bar moving 6 px a field"
+
+# 43. interlaced_bff.mpg: the same bar woven the other way (bottom field from the even frames, shown
+#     first), MPEG-2 in MPEG-PS, bottom field first: frame k's bottom rows at x = 12k, its top at 12k + 6.
+python3 "$helper" bar 64 48 40 |
+    "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 64x48 -framerate 50 -i pipe:0 \
+        -vf "tinterlace=interleave_bottom,fieldorder=bff,$TO_YUV" -c:v mpeg2video -q:v 2 -flags +ildct+ilme -top 0 \
+        "${BITEXACT[@]}" "$out/interlaced_bff.mpg"
+say interlaced_bff.mpg "MPEG-2 64x48 25 fps, bottom field first, a bar moving 6 px a field"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

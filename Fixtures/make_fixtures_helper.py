@@ -3,6 +3,9 @@
 
   counter W H N [B] N solid frames; frame n has R = 8 + 16*(n % 16),
                      G = 8 + 16*((n // 16) % 16), B = 200 (or B).
+  bar W H N          N black frames with a white bar 6 pixels wide, all the way down, at
+                     x = 6*n (n = 0, 1, ...; wrapping within W): woven two at a time into
+                     interlaced frames, each field shows the bar somewhere else.
   quadrants W H N    N identical frames: top-left red, top-right green,
                      bottom-left blue, bottom-right white.
   vfr_setpts MS      prints a setpts expression mapping frame index N to the
@@ -23,6 +26,13 @@ def counter_colour(n, blue=200):
 def counter(w, h, count, out, blue=200):
     for n in range(count):
         out.write(bytes(counter_colour(n, blue)) * (w * h))
+
+
+def bar(w, h, count, out):
+    for n in range(count):
+        x = (6 * n) % (w - 5)
+        row = bytes(3 * x) + bytes((255, 255, 255)) * 6 + bytes(3 * (w - x - 6))
+        out.write(row * h)
 
 
 def quadrants(w, h, count, out):
@@ -80,12 +90,12 @@ def main(argv):
         counter(int(argv[2]), int(argv[3]), int(argv[4]), sys.stdout.buffer, int(argv[5]))
         sys.stdout.buffer.flush()
         return 0
-    if len(argv) != 5 or argv[1] not in ("counter", "quadrants"):
+    if len(argv) != 5 or argv[1] not in ("counter", "quadrants", "bar"):
         sys.stderr.write(__doc__)
         return 2
     w, h, n = int(argv[2]), int(argv[3]), int(argv[4])
     out = sys.stdout.buffer
-    (counter if argv[1] == "counter" else quadrants)(w, h, n, out)
+    {"counter": counter, "quadrants": quadrants, "bar": bar}[argv[1]](w, h, n, out)
     out.flush()
     return 0
 

@@ -33,6 +33,24 @@ static inline int64_t ck_frame_duration(const AVFrame *frame) {
 #endif
 }
 
+/* Whether a decoded frame is interlaced (two fields woven), and whether its top field comes
+   first: AVFrame.flags since libavutil 58.29 (FFmpeg 6.1), interlaced_frame and top_field_first
+   (removed in FFmpeg 7) before it. */
+static inline int ck_frame_interlaced(const AVFrame *frame) {
+#ifdef AV_FRAME_FLAG_INTERLACED
+    return (frame->flags & AV_FRAME_FLAG_INTERLACED) != 0;
+#else
+    return frame->interlaced_frame != 0;
+#endif
+}
+static inline int ck_frame_top_field_first(const AVFrame *frame) {
+#ifdef AV_FRAME_FLAG_TOP_FIELD_FIRST
+    return (frame->flags & AV_FRAME_FLAG_TOP_FIELD_FIRST) != 0;
+#else
+    return frame->top_field_first != 0;
+#endif
+}
+
 /* av_err2str is a macro around a compound literal. */
 static inline void ck_av_strerror(int err, char *buf, size_t size) { av_strerror(err, buf, size); }
 #endif
