@@ -91,7 +91,7 @@ struct InfoCommand: ParsableCommand {
             ("sar", "\(info.sampleAspectRatio.width):\(info.sampleAspectRatio.height)"),
             ("dar", (info.displayAspectRatio * 10000).rounded() / 10000),
             ("rotation", info.rotation.degrees), ("mirrored", info.rotation.isMirrored),
-            ("duration_ms", timing.duration(header: info.duration).flatMap { Int(exactly: ($0 * 1000).rounded()) }),
+            ("duration_ms", timing.videoLength(of: info).flatMap { Int(exactly: ($0 * 1000).rounded()) }),
             ("frame_rate", info.frameRate.map { ($0 * 1000).rounded() / 1000 }),
             ("measured_frame_rate", timing.measuredFrameRate.map { ($0 * 1000).rounded() / 1000 }),
             ("variable_frame_rate", timing.isVariableFrameRate),

@@ -3,6 +3,7 @@
 import Foundation
 import Testing
 import TestSupport
+import ClipKit
 
 @Suite struct DamageWarningTests {
     /// The `warnings` of the one --json line of `run`.
@@ -53,6 +54,35 @@ import TestSupport
         }
         let tail = try CLI.run(["gif", Fixture.url("video/audio_tail.mkv").path, "-o", "t.gif", "--force"], in: dir)
         #expect(try Decoded.gif(dir.appendingPathComponent("t.gif"), keep: 0).delays.reduce(0, +) == 100, "\(tail.stderr)")
+    }
+
+    /// `--at` a percentage of a Matroska file whose audio runs on past its video (1 s of counter
+    /// frames, 3 s of audio; the header's 3 s is the container's): a share of the video's 1 s,
+    /// read from the file's tail, and nothing said. 20% took the frame at 0.6 s (60% of the
+    /// video), 50% and 100% said "the frames end at 1.000s, short of the duration the header
+    /// states"; a WebM-like file whose audio is 40 ms longer said so at 100%. A file cut short
+    /// still says so (`aFileCutShortSaysSo`).
+    @Test func percentagesAreOfTheVideoWhenItsAudioRunsOn() throws {
+        let dir = Fixture.scratchDirectory()
+        let tail = Fixture.url("video/audio_tail.mkv").path
+        for (at, counter) in [("20%", 5), ("50%", 12), ("100%", 24)] {
+            let run = try CLI.run(["thumb", tail, "--at", at, "--size", "0", "-o", "t.png", "--force"], in: dir)
+            #expect(run.status == 0 && run.stderr.isEmpty, "\(at): \(run.stderr)")
+            #expect(try SeekExactnessTests.counter(PNGReader.read(dir.appendingPathComponent("t.png"))) == counter, "\(at)")
+        }
+        let longer = try CLI.run(["thumb", Fixture.url("video/audio_longer.mkv").path, "--at", "100%", "-o", "l.png"], in: dir)
+        #expect(longer.status == 0 && longer.stderr.isEmpty, "\(longer.stderr)")
+        let board = try CLI.run(["storyboard", tail, "-o", "s", "--interval", "0.25", "--json"], in: dir)
+        #expect(try board.status == 0 && warnings(board).isEmpty, "\(board.stderr)")
+        // `info` gives the video's length too (it said the container's 3.000 s, and 2.500 s for the
+        // video that starts 1.5 s after its audio).
+        for (name, length) in [("audio_tail.mkv", 1000), ("video_late.mkv", 1000), ("audio_longer.mkv", 1000)] {
+            let info = try CLI.run(["info", Fixture.url("video/\(name)").path, "--json"], in: dir)
+            let line = try #require(try Decoded.jsonLines(info.stdout).first)
+            #expect(line["duration_ms"] as? Int == length, "\(name): \(line["duration_ms"] ?? "nil")")
+        }
+        let cut = try CLI.run(["thumb", Fixture.url("video/cut_short.mkv").path, "--at", "90%", "-o", "c.png"], in: dir)
+        #expect(cut.stderr.contains("the frames end at 1.120s, short of the duration the header states; --at 90% took the frame at 1.008s"), "\(cut.stderr)")
     }
 
     /// Damage in the data: pictures the decoder conceals (counted on the one decoder thread the

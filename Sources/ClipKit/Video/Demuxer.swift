@@ -7,7 +7,7 @@ final class Demuxer {
     let path: String
     /// Replaced only by `reopen()`.
     private var context: FormatContext
-    private let deadline: Deadline
+    let deadline: Deadline
     /// Whether opening probed the streams by decoding (`reopen()` opens the same way).
     private let probed: Bool
     var format: UnsafeMutablePointer<AVFormatContext> { context.pointer }
@@ -251,6 +251,7 @@ final class Demuxer {
         read.decodedBytesPer64Pixels = bytesPer64Pixels
         read.isCoverArt = isCoverArt
         read.startsBeforeZero = stream.start_time != ck_av_nopts_value() && stream.start_time < 0
+        read.lengthMayBeAnotherStreams = duration != nil && !durationIsTheStreams && hasAudio && jumpScan == nil && !isCoverArt
         info = read
     }
 

@@ -43,12 +43,31 @@ public struct StreamTiming: Sendable, Equatable {
         return header
     }
 
+    /// The video's length (`info` gives it): `duration(header:)`, except where the header's is
+    /// the container's and may be the audio's (`VideoInfo.lengthMayBeAnotherStreams`) and the
+    /// file is whole: then the frames' own, shorter one. (A Matroska file with 1 s of video and
+    /// 3 s of audio said 3.000 s; its GIF is 1 s.)
+    public func videoLength(of info: VideoInfo) -> Double? {
+        let length = duration(header: info.duration)
+        if info.lengthMayBeAnotherStreams, shortfall == nil, let duration, let length, duration < length { return duration }
+        return length
+    }
+
     /// The clip's length for planning what to decode (tile times, `--at` percentages, the
     /// picker's span): the header's, measured from the timestamps (`duration(header:)`, as `info`
     /// gives it) when the header has none or the stream starts before zero. (A WebM from -1.3 s
     /// whose header says 2.7 s, where its frames span 4 s: its storyboard ended at 2.7 s, and
     /// the last 1.3 s of frames were in no cue.)
+    /// Where the header's length is the container's and may run on past the last frame to the
+    /// end of the audio (`VideoInfo.lengthMayBeAnotherStreams`), the video's own, read from the
+    /// file's tail (`Demuxer.measuredVideoLength`): `--at 100%` of a WebM whose audio ran 0.2 s
+    /// longer asked for a time past the frames, and said the file may be cut short.
     static func clipDuration(of url: URL, info: VideoInfo, limits: Limits) throws -> Double? {
+        if info.lengthMayBeAnotherStreams, !info.startsBeforeZero, let header = info.duration {
+            let demuxer = try Demuxer(url: url, maxPixels: limits.maxPixels, maxMemory: limits.maxMemory, deadline: limits.deadline,
+                                      fullProbe: false)
+            return try demuxer.measuredVideoLength().map { min($0, header) } ?? header
+        }
         guard info.duration == nil || info.startsBeforeZero else { return info.duration }
         return try measure(url, limits: limits).duration(header: info.duration)
     }
