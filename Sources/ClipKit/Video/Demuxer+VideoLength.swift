@@ -23,7 +23,10 @@ extension Demuxer {
         var window = 8.0
         while true {
             let from = max(statedEnd - window, origin)
-            guard av_seek_frame(format, streamIndex, Int64((from / timeBase).rounded(.down)), AVSEEK_FLAG_BACKWARD) >= 0 else { return nil }
+            // (A hostile header's length over a tiny time base is past Int64: not sought.)
+            let target = (from / timeBase).rounded(.down)
+            guard target.isFinite, abs(target) < 9e18,
+                  av_seek_frame(format, streamIndex, Int64(target), AVSEEK_FLAG_BACKWARD) >= 0 else { return nil }
             var videoEnd = -Double.infinity
             while read(packet) >= 0 {
                 defer { av_packet_unref(packet) }
