@@ -68,7 +68,7 @@ public struct PosterPicker: Sendable {
         try limits.checkFrames(options.count, path: path)
 
         // (A stream starting before zero: the length its timestamps give, `StreamTiming.clipDuration`.)
-        let length = info.startsBeforeZero || info.lengthMayBeAnotherStreams
+        let length = info.startsBeforeZero || info.lengthMayRunPastVideo
             ? try StreamTiming.clipDuration(of: url, info: info, limits: limits) : info.duration
         let duration = length.flatMap { $0 > 0 ? $0 : nil }
         // The whole clip by default, but no more of it than --max-duration allows (a clip whose

@@ -3,16 +3,16 @@
 
 extension Demuxer {
     /// How long the video runs, from its first frame to the end of its last, in a file whose
-    /// header length is the container's and may be the audio's (`lengthMayBeAnotherStreams`: a
+    /// header length is the container's and may be the audio's (`lengthMayRunPastVideo`: a
     /// WebM whose Opus runs 0.2 s past the last frame, a Matroska file with 2 s of video and 3 s of
     /// audio). The packets of the last seconds are read (a seek back from the stated end, further
-    /// back while no video packet is among them): where the video's end and, if the other streams
-    /// reach the stated length, the file is whole and that is the video's length. Nil where the
+    /// back while no video packet is among them); the last video packet's end is the video's, and
+    /// when the other streams' packets reach the stated length the file is whole. Nil where the
     /// header's length stands: nothing to measure, a seek refused, no video packet, or a file
     /// that ends well short of its stated length (cut short: what reads it says so). Moves the
     /// read position: for a demuxer of its own.
     func measuredVideoLength() throws -> Double? {
-        guard info.lengthMayBeAnotherStreams, jumps == nil, let statedEnd, let startTime else { return nil }
+        guard info.lengthMayRunPastVideo, jumps == nil, let statedEnd, let startTime else { return nil }
         let timeBase = stream.pointee.time_base.seconds
         guard timeBase > 0 else { return nil }
         let origin = Double(startTime) * timeBase

@@ -251,7 +251,7 @@ final class Demuxer {
         read.decodedBytesPer64Pixels = bytesPer64Pixels
         read.isCoverArt = isCoverArt
         read.startsBeforeZero = stream.start_time != ck_av_nopts_value() && stream.start_time < 0
-        read.lengthMayBeAnotherStreams = duration != nil && !durationIsTheStreams && hasAudio && jumpScan == nil && !isCoverArt
+        read.lengthMayRunPastVideo = duration != nil && !durationIsTheStreams && hasAudio && jumpScan == nil && !isCoverArt
         info = read
     }
 

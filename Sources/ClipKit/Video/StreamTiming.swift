@@ -44,12 +44,12 @@ public struct StreamTiming: Sendable, Equatable {
     }
 
     /// The video's length (`info` gives it): `duration(header:)`, except where the header's is
-    /// the container's and may be the audio's (`VideoInfo.lengthMayBeAnotherStreams`) and the
+    /// the container's and may be the audio's (`VideoInfo.lengthMayRunPastVideo`) and the
     /// file is whole: then the frames' own, shorter one. (A Matroska file with 1 s of video and
     /// 3 s of audio said 3.000 s; its GIF is 1 s.)
     public func videoLength(of info: VideoInfo) -> Double? {
         let length = duration(header: info.duration)
-        if info.lengthMayBeAnotherStreams, shortfall == nil, let duration, let length, duration < length { return duration }
+        if info.lengthMayRunPastVideo, shortfall == nil, let duration, let length, duration < length { return duration }
         return length
     }
 
@@ -59,11 +59,11 @@ public struct StreamTiming: Sendable, Equatable {
     /// whose header says 2.7 s, where its frames span 4 s: its storyboard ended at 2.7 s, and
     /// the last 1.3 s of frames were in no cue.)
     /// Where the header's length is the container's and may run on past the last frame to the
-    /// end of the audio (`VideoInfo.lengthMayBeAnotherStreams`), the video's own, read from the
+    /// end of the audio (`VideoInfo.lengthMayRunPastVideo`), the video's own, read from the
     /// file's tail (`Demuxer.measuredVideoLength`): `--at 100%` of a WebM whose audio ran 0.2 s
     /// longer asked for a time past the frames, and said the file may be cut short.
     static func clipDuration(of url: URL, info: VideoInfo, limits: Limits) throws -> Double? {
-        if info.lengthMayBeAnotherStreams, !info.startsBeforeZero, let header = info.duration {
+        if info.lengthMayRunPastVideo, !info.startsBeforeZero, let header = info.duration {
             let demuxer = try Demuxer(url: url, maxPixels: limits.maxPixels, maxMemory: limits.maxMemory, deadline: limits.deadline,
                                       fullProbe: false)
             return try demuxer.measuredVideoLength().map { min($0, header) } ?? header

@@ -38,7 +38,7 @@ public struct VideoInfo: Sendable, Equatable {
     /// The header's length is the container's, which holds audio too (Matroska and WebM give
     /// their streams no length of their own): it may be where the audio ends, past the last
     /// frame (`clipDuration` measures the video's own).
-    var lengthMayBeAnotherStreams = false
+    var lengthMayRunPastVideo = false
     /// Colour description from the stream: primaries, transfer, matrix and range as FFmpeg names
     /// them ("bt2020", "smpte2084", "bt2020nc", "tv"); nil when unspecified.
     public var colorPrimaries: String?
