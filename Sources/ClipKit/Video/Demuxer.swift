@@ -251,7 +251,9 @@ final class Demuxer {
         read.decodedBytesPer64Pixels = bytesPer64Pixels
         read.isCoverArt = isCoverArt
         read.startsBeforeZero = stream.start_time != ck_av_nopts_value() && stream.start_time < 0
-        read.lengthMayRunPastVideo = duration != nil && !durationIsTheStreams && hasAudio && jumpScan == nil && !isCoverArt
+        // (Not where timestamps may jump, MPEG-TS/PS: their length is read from the packets.)
+        read.lengthMayRunPastVideo = duration != nil && !durationIsTheStreams && hasAudio && !isCoverArt
+            && !TimestampJumps.applies(to: context.pointee.iformat.pointee)
         info = read
     }
 
