@@ -446,4 +446,18 @@ python3 "$helper" bar 64 48 40 |
         "${BITEXACT[@]}" "$out/interlaced_bff.mpg"
 say interlaced_bff.mpg "MPEG-2 64x48 25 fps, bottom field first, a bar moving 6 px a field"
 
+# 44. cut_picture.y4m: 10 counter frames 64x48 at 25 fps in YUV4MPEG, cut 1,000 bytes into the tenth
+#     picture (of 4,608): libavformat drops the part silently, and the format states no length.
+#     frame_params.y4m: the same whole, each FRAME line with a parameter (FRAME Ip): pictures
+#     not at fixed places, which must not read as cut.
+python3 "$helper" counter 64 48 10 |
+    "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 64x48 -framerate 25 -i pipe:0 -vf "$TO_YUV" \
+        "${BITEXACT[@]}" "$tmp/counter.y4m"
+header=$(head -1 "$tmp/counter.y4m" | wc -c)
+head -c $((header + 9 * (4608 + 6) + 6 + 1000)) "$tmp/counter.y4m" >"$out/cut_picture.y4m"
+say cut_picture.y4m "YUV4MPEG 64x48 25 fps, 9 whole pictures and 1,000 bytes of the tenth"
+python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); open(sys.argv[2], "wb").write(d.replace(b"FRAME\n", b"FRAME Ip\n"))' \
+    "$tmp/counter.y4m" "$out/frame_params.y4m"
+say frame_params.y4m "YUV4MPEG 64x48 25 fps, 10 pictures, FRAME lines with a parameter"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

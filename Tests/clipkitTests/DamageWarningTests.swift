@@ -85,6 +85,26 @@ import ClipKit
         #expect(cut.stderr.contains("the frames end at 1.120s, short of the duration the header states; --at 90% took the frame at 1.008s"), "\(cut.stderr)")
     }
 
+    /// A YUV4MPEG file cut 1,000 bytes into its tenth picture: libavformat drops the part and
+    /// says nothing, and the format states no length; the file's own bytes show it (a FRAME line
+    /// where the cut picture starts). It converted to nine frames with nothing said. Pictures
+    /// with parameters on their FRAME lines, which do not fall at fixed places, say nothing.
+    @Test func aYUV4MPEGFileCutInsideAPictureSaysSo() throws {
+        let dir = Fixture.scratchDirectory()
+        let note = "the file ends inside a picture (1000 of its 4608 bytes), which is left out: it may be cut short"
+        let cut = Fixture.url("video/cut_picture.y4m").path
+        let gif = try CLI.run(["gif", cut, "-o", "y.gif", "--json"], in: dir)
+        #expect(try gif.status == 0 && warnings(gif) == [note], "\(gif.stderr)")
+        #expect(gif.stderrLines == ["clipkit: warning: \(cut): \(note)"], "\(gif.stderr)")
+        #expect(try Decoded.gif(dir.appendingPathComponent("y.gif"), keep: 0).delays.reduce(0, +) == 36)
+        #expect(try warnings(CLI.run(["info", cut, "--json"], in: dir)) == [note])
+        let whole = Fixture.url("video/frame_params.y4m").path
+        let params = try CLI.run(["gif", whole, "-o", "p.gif", "--json"], in: dir)
+        #expect(try params.status == 0 && warnings(params).isEmpty && params.stderr.isEmpty, "\(params.stderr)")
+        #expect(try Decoded.gif(dir.appendingPathComponent("p.gif"), keep: 0).delays.reduce(0, +) == 40)
+        #expect(try warnings(CLI.run(["info", whole, "--json"], in: dir)).isEmpty)
+    }
+
     /// Damage in the data: pictures the decoder conceals (counted on the one decoder thread the
     /// job runs again on, so the count is the same every run) and packets it cannot decode.
     @Test func damageIsCountedTheSameEveryRun() throws {

@@ -28,6 +28,7 @@ extension FrameDecoder {
     /// differently, or audio longer than the video (whose packets reach its length), says
     /// nothing (`Demuxer.shortfall`).
     func endsShort(at end: Double) -> String? {
+        if readToEnd, !stopped, let partial = demuxer.partialPictureWarning { return partial }
         guard readToEnd, !stopped, let short = demuxer.shortfall(from: Double(origin ?? 0) * timeBase, reached: end, wanted: options.end) else {
             return nil
         }

@@ -27,10 +27,13 @@ public struct StreamTiming: Sendable, Equatable {
     /// A warning when the file's data ends well before the length its header states: cut
     /// short, or a header that overstates.
     public var warnings: [String] {
+        if let partialPicture { return [partialPicture] }
         guard let shortfall else { return [] }
         return [String(format: "the packets end at %.3fs, short of the %.3fs the header states: the file may be cut short",
                        shortfall.reach, shortfall.stated)]
     }
+    /// A YUV4MPEG file cut inside a picture (`Demuxer.partialPictureWarning`).
+    var partialPicture: String?
 
     /// The clip's length: `header` (the container's), unless it gives the last frame no real
     /// duration (`isFrameDuration`: a header that stops at the last timestamp), then `duration`.
@@ -168,6 +171,7 @@ public struct StreamTiming: Sendable, Equatable {
         }
         timing.duration = duration
         if let first = times.first { timing.shortfall = demuxer.shortfall(from: first, reached: duration ?? 0) }
+        timing.partialPicture = demuxer.partialPictureWarning
         return timing
     }
 }
