@@ -26,7 +26,8 @@ extension FrameDecoder {
     /// read on to the end of the file, the range asked for runs past the frames, and the
     /// shortfall is over half a second and 3% of the length: a header that counts a last frame
     /// differently, or audio longer than the video (whose packets reach its length), says
-    /// nothing (`Demuxer.shortfall`).
+    /// nothing (`Demuxer.shortfall`). A YUV4MPEG file, which states no length, says so when it
+    /// ends inside a picture (`Demuxer.partialPictureWarning`).
     func endsShort(at end: Double) -> String? {
         if readToEnd, !stopped, let partial = demuxer.partialPictureWarning { return partial }
         guard readToEnd, !stopped, let short = demuxer.shortfall(from: Double(origin ?? 0) * timeBase, reached: end, wanted: options.end) else {

@@ -24,8 +24,8 @@ public struct StreamTiming: Sendable, Equatable {
     /// that length and where the packets of any stream end, from the first timestamp.
     var shortfall: Demuxer.Shortfall?
 
-    /// A warning when the file's data ends well before the length its header states: cut
-    /// short, or a header that overstates.
+    /// A warning when the file's data ends well before the length its header states (cut
+    /// short, or a header that overstates), or a YUV4MPEG file ends inside a picture.
     public var warnings: [String] {
         if let partialPicture { return [partialPicture] }
         guard let shortfall else { return [] }
