@@ -67,7 +67,8 @@ public struct PosterPicker: Sendable {
         try Thumbnailer.checkMemory(for: info, size: Self.analysisSize, limits: limits, path: path)
         try limits.checkFrames(options.count, path: path)
 
-        // (A stream starting before zero: the length its timestamps give, `StreamTiming.clipDuration`.)
+        // (A stream starting before zero, or a header length that may be the audio's: the video's
+        // own length, `StreamTiming.clipDuration`.)
         let length = info.startsBeforeZero || info.lengthMayRunPastVideo
             ? try StreamTiming.clipDuration(of: url, info: info, limits: limits) : info.duration
         let duration = length.flatMap { $0 > 0 ? $0 : nil }

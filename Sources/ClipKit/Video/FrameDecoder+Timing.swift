@@ -29,10 +29,9 @@ extension FrameDecoder {
     /// nothing (`Demuxer.shortfall`). A YUV4MPEG file, which states no length, says so when it
     /// ends inside a picture (`Demuxer.partialPictureWarning`).
     func endsShort(at end: Double) -> String? {
-        if readToEnd, !stopped, let partial = demuxer.partialPictureWarning { return partial }
-        guard readToEnd, !stopped, let short = demuxer.shortfall(from: Double(origin ?? 0) * timeBase, reached: end, wanted: options.end) else {
-            return nil
-        }
+        guard readToEnd, !stopped else { return nil }
+        if let partial = demuxer.partialPictureWarning { return partial }
+        guard let short = demuxer.shortfall(from: Double(origin ?? 0) * timeBase, reached: end, wanted: options.end) else { return nil }
         return String(format: "the frames end at %.3fs, short of the %.3fs the header states: the file may be cut short", end, short.stated)
     }
 
