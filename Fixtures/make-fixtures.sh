@@ -460,4 +460,14 @@ python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); open(sys.argv[2], "w
     "$tmp/counter.y4m" "$out/frame_params.y4m"
 say frame_params.y4m "YUV4MPEG 64x48 25 fps, 10 pictures, FRAME lines with a parameter"
 
+# 45. cut_page.ogv: the 10 counter frames in Theora, one frame a page, less the last 10 bytes
+#     (of the last page's 49): libavformat drops the page silently, and Ogg states no length (its duration is
+#     the last whole page's). whole_pages.ogv: the same whole, which must not read as cut.
+python3 "$helper" counter 64 48 10 |
+    "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 64x48 -framerate 25 -i pipe:0 -vf "$TO_YUV" \
+        -c:v libtheora -q:v 7 -page_duration 40000 "${BITEXACT[@]}" "$out/whole_pages.ogv"
+head -c $(($(wc -c <"$out/whole_pages.ogv") - 10)) "$out/whole_pages.ogv" >"$out/cut_page.ogv"
+say whole_pages.ogv "Theora in Ogg 64x48 25 fps, 10 frames, one a page"
+say cut_page.ogv "the same less its last 10 bytes, inside its last page"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

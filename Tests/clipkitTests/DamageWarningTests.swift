@@ -105,6 +105,25 @@ import ClipKit
         #expect(try warnings(CLI.run(["info", whole, "--json"], in: dir)).isEmpty)
     }
 
+    /// An Ogg file (Theora, a frame a page) less its last 10 bytes: libavformat drops the cut
+    /// page and says nothing, and Ogg states no length (ffmpeg says nothing either); the pages'
+    /// own sizes show it. The whole file says nothing.
+    @Test func anOggFileCutInsideAPageSaysSo() throws {
+        let dir = Fixture.scratchDirectory()
+        let note = "the file ends inside an Ogg page (39 of its 49 bytes), which is left out: it may be cut short"
+        let cut = Fixture.url("video/cut_page.ogv").path
+        let gif = try CLI.run(["gif", cut, "-o", "c.gif", "--json"], in: dir)
+        #expect(try gif.status == 0 && warnings(gif) == [note], "\(gif.stderr)")
+        #expect(gif.stderrLines == ["clipkit: warning: \(cut): \(note)"], "\(gif.stderr)")
+        #expect(try Decoded.gif(dir.appendingPathComponent("c.gif"), keep: 0).delays.reduce(0, +) == 36)
+        #expect(try warnings(CLI.run(["info", cut, "--json"], in: dir)) == [note])
+        let whole = Fixture.url("video/whole_pages.ogv").path
+        let full = try CLI.run(["gif", whole, "-o", "w.gif", "--json"], in: dir)
+        #expect(try full.status == 0 && warnings(full).isEmpty && full.stderr.isEmpty, "\(full.stderr)")
+        #expect(try Decoded.gif(dir.appendingPathComponent("w.gif"), keep: 0).delays.reduce(0, +) == 40)
+        #expect(try warnings(CLI.run(["info", whole, "--json"], in: dir)).isEmpty)
+    }
+
     /// Damage in the data: pictures the decoder conceals (counted on the one decoder thread the
     /// job runs again on, so the count is the same every run) and packets it cannot decode.
     @Test func damageIsCountedTheSameEveryRun() throws {

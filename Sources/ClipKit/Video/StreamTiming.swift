@@ -25,15 +25,16 @@ public struct StreamTiming: Sendable, Equatable {
     var shortfall: Demuxer.Shortfall?
 
     /// A warning when the file's data ends well before the length its header states (cut
-    /// short, or a header that overstates), or a YUV4MPEG file ends inside a picture.
+    /// short, or a header that overstates), or a file of a format that states no length ends
+    /// inside a picture or page (`Demuxer.cutTailWarning`).
     public var warnings: [String] {
-        if let partialPicture { return [partialPicture] }
+        if let cutTail { return [cutTail] }
         guard let shortfall else { return [] }
         return [String(format: "the packets end at %.3fs, short of the %.3fs the header states: the file may be cut short",
                        shortfall.reach, shortfall.stated)]
     }
-    /// A YUV4MPEG file cut inside a picture (`Demuxer.partialPictureWarning`).
-    var partialPicture: String?
+    /// A YUV4MPEG file cut inside a picture, an Ogg file inside a page (`Demuxer.cutTailWarning`).
+    var cutTail: String?
 
     /// The clip's length: `header` (the container's), unless it gives the last frame no real
     /// duration (`isFrameDuration`: a header that stops at the last timestamp), then `duration`.
@@ -171,7 +172,7 @@ public struct StreamTiming: Sendable, Equatable {
         }
         timing.duration = duration
         if let first = times.first { timing.shortfall = demuxer.shortfall(from: first, reached: duration ?? 0) }
-        timing.partialPicture = demuxer.partialPictureWarning
+        timing.cutTail = demuxer.cutTailWarning
         return timing
     }
 }
