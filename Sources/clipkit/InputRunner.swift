@@ -189,7 +189,7 @@ struct InputRunner {
             if failed > 0 { line += ", \(failed) failed" }
             if ignored > 0 { line += ", \(ignored) non-media file\(ignored == 1 ? "" : "s") ignored" }
             if let shard = batch.shard { line += " (shard \(shard))" }
-            FileHandle.standardError.write(Data((line + "\n").utf8))
+            StandardError.write(line + "\n")
         }
         if let failure = stdoutClosed.withLock({ $0 }) {
             let unstarted = inputs.count - reports.count
@@ -202,7 +202,7 @@ struct InputRunner {
     /// One line on stderr, whatever the text holds: control characters (a newline in a file
     /// name) and bytes of names that are not UTF-8 are escaped, so each failure stays one line.
     static func printError(_ text: String) {
-        FileHandle.standardError.write(Data("clipkit: \(oneLine(FileSystemPath.display(text)))\n".utf8))
+        StandardError.write("clipkit: \(oneLine(FileSystemPath.display(text)))\n")
     }
 
     /// Damage an input was decoded around, one line each. --quiet silences progress, not this:
@@ -210,7 +210,7 @@ struct InputRunner {
     static func printWarnings(_ warnings: [String], for input: URL) {
         for warning in warnings {
             let name = FileSystemPath.display(StandardStreams.shown(input.path))
-            FileHandle.standardError.write(Data("clipkit: warning: \(oneLine(name)): \(oneLine(FileSystemPath.display(warning)))\n".utf8))
+            StandardError.write("clipkit: warning: \(oneLine(name)): \(oneLine(FileSystemPath.display(warning)))\n")
         }
     }
 

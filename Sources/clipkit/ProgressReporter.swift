@@ -28,7 +28,7 @@ struct ProgressReporter: Sendable {
             } else {
                 line += String(format: " frames %.1fs ", elapsed)
             }
-            FileHandle.standardError.write(Data(line.utf8))
+            StandardError.write(line)
         }
     }
 
@@ -61,7 +61,7 @@ struct ProgressReporter: Sendable {
     /// Prints summary lines on stderr.
     static func show(_ lines: [String]) {
         guard !lines.isEmpty else { return }
-        FileHandle.standardError.write(Data(lines.joined().utf8))
+        StandardError.write(lines.joined())
     }
 
     /// The one summary line of an output written, its newline included (and, on a terminal, what

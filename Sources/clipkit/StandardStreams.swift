@@ -196,7 +196,7 @@ final class StandardStreams {
     }
 
     private static func say(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StandardError.write(line + "\n")
     }
 
     struct Failure: Error {

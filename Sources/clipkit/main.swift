@@ -25,7 +25,7 @@ if let now = getenv("LD_BIND_NOW"), now.pointee != 0 {
 
 // No command at all is bad usage (as git and ffmpeg treat it): the help, on standard error, exit 2.
 if CommandLine.argc < 2 {
-    FileHandle.standardError.write(Data((Clipkit.helpMessage() + "\n").utf8))
+    StandardError.write(Clipkit.helpMessage() + "\n")
     Foundation.exit(2)
 }
 let signalSources = Signals.installCleanup()
@@ -33,14 +33,14 @@ defer { withExtendedLifetime(signalSources) {} }
 // From the raw argv: CommandLine.arguments replaces bytes that are not UTF-8 (a file name) with U+FFFD.
 let arguments = (1..<Int(CommandLine.argc)).map { FileSystemPath.string(cString: CommandLine.unsafeArgv[$0]!) }
 if let problem = DashedArguments.problem(in: arguments) {
-    FileHandle.standardError.write(Data((FileSystemPath.display(problem) + "\n").utf8))
+    StandardError.write(FileSystemPath.display(problem) + "\n")
     Foundation.exit(2)
 }
 let streams: StandardStreams
 do {
     streams = try StandardStreams(arguments: arguments)
 } catch {
-    FileHandle.standardError.write(Data((error.message + "\n").utf8))
+    StandardError.write(error.message + "\n")
     Foundation.exit(error.status)
 }
 /// Ends the run: standard output's spool, then the directories made for outputs and left
@@ -63,6 +63,6 @@ do {
     }
     // One line, as every error: ArgumentParser's own adds the option's help and the usage.
     let line = Clipkit.message(for: error).split(separator: "\n").first.map(String.init) ?? "bad usage"
-    FileHandle.standardError.write(Data(("clipkit: " + FileSystemPath.display(line) + " (see clipkit --help)\n").utf8))
+    StandardError.write("clipkit: " + FileSystemPath.display(line) + " (see clipkit --help)\n")
     finish(status: 2)
 }

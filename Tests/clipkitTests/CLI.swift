@@ -20,10 +20,12 @@ enum CLI {
 
     /// `started` is handed the child process once it runs (to stop it, say, if it hangs);
     /// `environment` is set over the test's own; `standardOutput`, when given, takes the child's
-    /// stdout instead of the pipe `Result.stdout` reads (a file or device: `> /dev/full`).
+    /// stdout instead of the pipe `Result.stdout` reads (a file or device: `> /dev/full`), and
+    /// `standardError` stderr (then `Result.stderr` is empty).
     @discardableResult
     static func run(_ arguments: [String], in directory: URL, environment: [String: String] = [:],
-                    standardOutput: FileHandle? = nil, started: (Process) -> Void = { _ in }) throws -> Result {
+                    standardOutput: FileHandle? = nil, standardError: FileHandle? = nil,
+                    started: (Process) -> Void = { _ in }) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -31,11 +33,12 @@ enum CLI {
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = standardOutput ?? output
-        process.standardError = errors
+        process.standardError = standardError ?? errors
         process.standardInput = FileHandle.nullDevice
         try process.run()
         // The parent's copy of the pipe's writing end closed, so its reader ends when the child's does.
         if standardOutput != nil { try output.fileHandleForWriting.close() }
+        if standardError != nil { try errors.fileHandleForWriting.close() }
         started(process)
         // Read both pipes to the end before waiting, so a chatty child cannot block on a full pipe.
         let out = Box<Data>()

@@ -87,6 +87,36 @@ import Glibc
         #expect(fileType("/dev/stdout") == S_IFLNK)
     }
 
+    /// Standard error that cannot be written (`2>/dev/full`, `2>&-`, a pipe whose reader is gone)
+    /// costs what it would have said, never the run: Foundation's write trapped, so the first
+    /// error, warning, usage message or summary line ended clipkit with "Illegal instruction"
+    /// (status 132), a batch at its first failed input with the inputs after it not written.
+    @Test func anUnwritableStandardErrorIsNoCrash() throws {
+        let dir = Fixture.scratchDirectory()
+        let bad = dir.appendingPathComponent("bad.mp4")
+        try Data("not a video".utf8).write(to: bad)
+        let second = dir.appendingPathComponent("second.mp4")
+        try FileManager.default.copyItem(at: Self.clip, to: second)
+        let broken = Pipe()
+        try broken.fileHandleForReading.close()
+        let sinks: [(String, () -> FileHandle?)] = [("full", { FileHandle(forWritingAtPath: "/dev/full") }),
+                                                    ("broken pipe", { broken.fileHandleForWriting })]
+        for (name, sink) in sinks {
+            let out = dir.appendingPathComponent("out-\(name)")
+            // A batch: the bad input's error line and the summary lines go nowhere, the rest is written.
+            let batch = try CLI.run(["gif", Self.clip.path, bad.path, second.path, "-o", out.path + "/", "--width", "32"], in: dir,
+                                    standardError: sink())
+            #expect(batch.status == 1, "\(name)")
+            #expect(CLI.files(in: out) == [Self.clip.deletingPathExtension().lastPathComponent + ".gif", "second.gif"], "\(name)")
+            let warned = try CLI.run(["info", bad.path], in: dir, standardError: sink())
+            #expect(warned.status == 1, "\(name)")
+            let usage = try CLI.run(["gif", "--fps", "0", Self.clip.path], in: dir, standardError: sink())
+            #expect(usage.status == 2, "\(name)")
+            let fine = try CLI.run(["thumb", Self.clip.path, "-o", out.appendingPathComponent("t.png").path], in: dir, standardError: sink())
+            #expect(fine.status == 0, "\(name)")
+        }
+    }
+
     /// Standard output that fails (`> /dev/full`) is named as it is, with the input, in one line:
     /// it was "stdout was closed" (info, batches) or nothing at all (`gif --json`).
     @Test(arguments: [["info", "--json"], ["gif", "-o", "a.gif", "--json", "--force"], ["thumb", "-o", "a.png", "--json", "--force"]])
