@@ -470,4 +470,12 @@ head -c $(($(wc -c <"$out/whole_pages.ogv") - 10)) "$out/whole_pages.ogv" >"$out
 say whole_pages.ogv "Theora in Ogg 64x48 25 fps, 10 frames, one a page"
 say cut_page.ogv "the same less its last 10 bytes, inside its last page"
 
+# 46. crop_left.mp4: H.264 coded 96x64, cropped in its SPS 16 columns from the left, 6 rows from
+#     the top, 4 and 2 from the right and bottom: a flat green border around a 76x56 testsrc2.
+#     libavcodec applies a left crop only as far as keeps the planes aligned (none of 16 here).
+"${FF[@]}" -f lavfi -i "color=c=0x00FF00:s=96x64:r=25:d=0.4[bg];testsrc2=s=76x56:r=25:d=0.4[fg];[bg][fg]overlay=16:6,format=yuv420p" \
+    -c:v libx264 -preset medium -crf 16 -x264-params threads=1 \
+    -bsf:v h264_metadata=crop_left=16:crop_top=6:crop_right=4:crop_bottom=2 "${BITEXACT[@]}" "$out/crop_left.mp4"
+say crop_left.mp4 "H.264 96x64 coded, cropped to 76x56 (16 from the left, 6 from the top)"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

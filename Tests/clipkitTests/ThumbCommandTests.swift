@@ -24,6 +24,36 @@ import TestSupport
         #expect(abs(Int(poster.pixel(x: 5, y: 5).r) - (8 + 16 * (75 % 16))) <= 6)
     }
 
+    /// An H.264 stream whose coded 96x64 picture is cropped 16 columns from the left, 6 rows from
+    /// the top, 4 and 2 from the right and bottom (a flat green border around a 76x56 picture
+    /// with no green at its left edge). libavcodec applied the left crop only as far as kept
+    /// the planes aligned, so none of it: the thumbnail came out 92 wide with the green strip at
+    /// its left, where `info` says 76, and the GIF's frames squeezed the 92 columns into 76.
+    @Test func aStreamCroppedFromTheLeftIsCroppedExactly() throws {
+        let dir = Fixture.scratchDirectory()
+        let clip = Fixture.url("video/crop_left.mp4").path
+        func greenShare(_ image: RGBAImage, columns: Range<Int>, rows: Range<Int>) -> Double {
+            var green = 0
+            for y in rows { for x in columns {
+                let p = image.pixel(x: x, y: y)
+                if p.g > 200 && p.r < 60 && p.b < 60 { green += 1 }
+            } }
+            return Double(green) / Double(columns.count * rows.count)
+        }
+        let thumb = try CLI.run(["thumb", clip, "--size", "0", "-o", "t.png"], in: dir)
+        #expect(thumb.status == 0, "\(thumb.stderr)")
+        let poster = try PNGReader.read(dir.appendingPathComponent("t.png"))
+        #expect(poster.width == 76 && poster.height == 56)
+        // No green column at the left; the top row is the picture's (some of it green), not the border.
+        #expect(greenShare(poster, columns: 0..<4, rows: 0..<56) == 0 && greenShare(poster, columns: 0..<76, rows: 0..<1) < 0.5)
+        let gif = try CLI.run(["gif", clip, "--size", "0", "-o", "g.gif"], in: dir)
+        #expect(gif.status == 0, "\(gif.stderr)")
+        let frame = try #require(Decoded.gif(dir.appendingPathComponent("g.gif"), keep: 1).canvases.first)
+        #expect(frame.width == 76 && frame.height == 56)
+        #expect(greenShare(frame, columns: 0..<4, rows: 0..<56) == 0)
+        #expect(try CLI.run(["info", clip], in: dir).stdout.contains("76x56"))
+    }
+
     @Test func badInputsFailAloneWithOneLine() throws {
         let dir = Fixture.scratchDirectory()
         let bad = ["audio_only.m4a", "not_video.mp4", "truncated.mp4", "missing.mp4"].map { Fixture.url("video/\($0)").path }
