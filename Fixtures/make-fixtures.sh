@@ -478,4 +478,27 @@ say cut_page.ogv "the same less its last 10 bytes, inside its last page"
     -bsf:v h264_metadata=crop_left=16:crop_top=6:crop_right=4:crop_bottom=2 "${BITEXACT[@]}" "$out/crop_left.mp4"
 say crop_left.mp4 "H.264 96x64 coded, cropped to 76x56 (16 from the left, 6 from the top)"
 
+# 47. ts_intra_refresh.ts: 6 s of testsrc2 64x48 25 fps, H.264 refreshed without keyframes (x264
+#     intra-refresh, a refresh every 2 s, no B-frames) in MPEG-TS, its first 40% of bytes cut off
+#     at a packet boundary: the decoder rebuilds the picture from the recovery point (flagged key)
+#     and shows its first frame 1.5 s of packets later; ffmpeg decodes 48 frames (1.92 s).
+"${FF[@]}" -f lavfi -i testsrc2=s=64x48:r=25:d=6 -pix_fmt yuv420p -c:v libx264 -crf 24 -bf 0 \
+    -x264-params "intra-refresh=1:keyint=50:threads=1" "${BITEXACT[@]}" -f mpegts "$tmp/intra_refresh.ts"
+size=$(stat -c %s "$tmp/intra_refresh.ts")
+tail -c +$(( (size * 4 / 10 / 188) * 188 + 1 )) "$tmp/intra_refresh.ts" > "$out/ts_intra_refresh.ts"
+say ts_intra_refresh.ts "H.264 intra refresh 64x48 25 fps in MPEG-TS, begins between recovery points"
+
+# 48. hevc_open_gop_cut.ts: 100 counter frames 64x48 25 fps, HEVC open GOP (a CRA every 50, 4
+#     B-frames) in MPEG-TS, cut at the packet three before the second CRA in decode order (a P
+#     picture): HEVC's decoder gives that P and the B's after it from references it makes up, flat
+#     grey, before the CRA (counter 50); the clip is counter 50 to 99, 2.0 s.
+python3 "$helper" counter 64 48 100 |
+    "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 64x48 -framerate 25 -i pipe:0 -vf "$TO_YUV" -c:v libx265 \
+        -x265-params "log-level=error:open-gop=1:keyint=50:min-keyint=50:bframes=4:scenecut=0:frame-threads=1:pools=none" \
+        "${BITEXACT[@]}" -f mpegts "$tmp/open_gop.ts"
+pos=$(ffprobe -v quiet -select_streams v -show_entries packet=pos,flags -of csv=p=0 "$tmp/open_gop.ts" | grep -v '^$' |
+      awk -F, '$2 ~ /K/ { k++; if (k == 2) { print p3; exit } } { p3 = p2; p2 = p1; p1 = $1 }')
+tail -c +$(( pos / 188 * 188 + 1 )) "$tmp/open_gop.ts" > "$out/hevc_open_gop_cut.ts"
+say hevc_open_gop_cut.ts "HEVC open GOP 64x48 25 fps in MPEG-TS, begins on a P picture before a CRA"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

@@ -153,6 +153,36 @@ struct ReferenceDecode {
         #expect(try VideoReader(url: Fixture.url("video/seek_midgop_hevc.ts")).info.duration.map { abs($0 - 12) < 0.001 } == true)
     }
 
+    /// An MPEG-TS of H.264 refreshed without keyframes (x264's intra-refresh), cut between
+    /// recovery points: the decoder needs the packets from the recovery point (flagged key) on
+    /// to rebuild the picture, and shows its first frame 1.5 s of packets later, as ffmpeg does
+    /// (48 frames, 1.92 s). Those packets were left out as timed before the first frame shown,
+    /// so nothing could be rebuilt: "no frame could be decoded" (with a refresh every second, the
+    /// first second was lost).
+    @Test func aTransportStreamRefreshedWithoutKeyframesStartsWhereItsDecoderDoes() throws {
+        let url = Fixture.url("video/ts_intra_refresh.ts")
+        let scratch = Fixture.scratchDirectory()
+        let explode = try CLI.run(["explode", url.path, "-o", "frames", "--json"], in: scratch)
+        #expect(explode.status == 0, "\(explode.stderr)")
+        let frames = try Decoded.explode(scratch.appendingPathComponent("frames"))
+        #expect(frames.delays.count == 48 && frames.delays.reduce(0, +) == 192, "\(frames.delays)")
+        #expect(explode.stderr.isEmpty, "\(explode.stderr)")
+        #expect(try VideoReader(url: url).info.duration.map { abs($0 - 1.92) < 0.001 } == true)
+    }
+
+    /// An MPEG-TS of HEVC with open GOPs cut at a P picture three packets before a CRA: HEVC's
+    /// decoder gives that P and the B pictures after it from references it makes up, flat grey,
+    /// and the clip opened on them (a grey thumbnail, 2.2 s). It starts at the CRA, counter 50.
+    @Test func anHEVCStreamCutBeforeACRAStartsAtIt() throws {
+        let url = Fixture.url("video/hevc_open_gop_cut.ts")
+        #expect(try VideoReader(url: url).info.duration.map { abs($0 - 2) < 0.001 } == true)
+        let scratch = Fixture.scratchDirectory()
+        try Self.expectThumbs(url, [("0", 50), ("50%", 75)], in: scratch)
+        let explode = try CLI.run(["explode", url.path, "-o", "frames"], in: scratch)
+        #expect(explode.status == 0, "\(explode.stderr)")
+        #expect(try Decoded.explode(scratch.appendingPathComponent("frames")).delays.count == 50)
+    }
+
     /// Three MPEG-TS files joined with cat, timed 1.4 s, 5001.4 s and 1.4 s again: the times
     /// are made continuous as ffmpeg makes them, for every product (they were a 5,001 s clip
     /// whose GIF held one frame for 83 minutes, and a second copy of a file was dropped as late).

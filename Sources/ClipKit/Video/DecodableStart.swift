@@ -24,13 +24,24 @@ enum DecodableStart {
         formats.contains(String(cString: format.name)) && format.flags & AVFMT_NO_BYTE_SEEK == 0
     }
 
-    /// The timestamp (in the stream's time base) of the first frame the decoder gives from the
-    /// beginning of `format`'s stream `index`, when the first packet is not a keyframe and that
-    /// frame comes after `start`; nil otherwise, or when no frame comes within `packetLimit`
-    /// packets. Leaves the demuxer at its first packet again (false in `rewound` when it could
-    /// not be moved back: the caller opens the file again).
+    /// Where the decode of a stream that begins between keyframes starts: the first frame shown,
+    /// and the key packet the decoder began the picture from (the same picture as a rule; in a
+    /// stream refreshed without keyframes, x264's `intra-refresh`, the recovery point a second
+    /// or two before it, whose packets the decoder needs though it shows none of them).
+    struct Start: Equatable {
+        /// The first frame's timestamp (in the stream's time base).
+        var shown: Int64
+        /// The timestamp of the last key packet sent before that frame came out; nil when none had one.
+        var decodedFrom: Int64?
+    }
+
+    /// The first frame the decoder gives cleanly from the beginning of `format`'s stream
+    /// `index` (`isClean`), when the first packet is not a keyframe and that frame comes after
+    /// `start`; nil otherwise, or when no frame comes within `packetLimit` packets. Leaves the
+    /// demuxer at its first packet again (false in `rewound` when it could not be moved back:
+    /// the caller opens the file again).
     static func find(format: UnsafeMutablePointer<AVFormatContext>, index: Int32, decoder: UnsafePointer<AVCodec>,
-                     start: Int64, deadline: Deadline, path: String, rewound: inout Bool) -> Int64? {
+                     start: Int64, deadline: Deadline, path: String, rewound: inout Bool) -> Start? {
         guard applies(to: format.pointee.iformat.pointee), start != ck_av_nopts_value() else { return nil }
         var packet = av_packet_alloc(), frame = av_frame_alloc()
         defer {
@@ -42,6 +53,8 @@ enum DecodableStart {
         guard let packet, let frame else { return nil }
         var context: CodecContext?
         var sent = 0
+        var lastKey: Int64?
+        func found(_ time: Int64) -> Start? { time > start ? Start(shown: time, decodedFrom: lastKey) : nil }
         while sent < packetLimit, !deadline.hasPassed, av_read_frame(format, packet) >= 0 {
             defer { av_packet_unref(packet) }
             guard packet.pointee.stream_index == index else { continue }
@@ -54,20 +67,34 @@ enum DecodableStart {
             }
             guard let codec = context?.pointer else { return nil }
             sent += 1
+            if packet.pointee.flags & AV_PKT_FLAG_KEY != 0, packet.pointee.pts != ck_av_nopts_value() { lastKey = packet.pointee.pts }
             if avcodec_send_packet(codec, packet) < 0 { continue }
-            if let time = firstFrame(codec, frame) { return time > start ? time : nil }
+            if let time = firstFrame(codec, frame) { return found(time) }
         }
         guard let codec = context?.pointer else { return nil }
         avcodec_send_packet(codec, nil)
-        return firstFrame(codec, frame).flatMap { $0 > start ? $0 : nil }
+        return firstFrame(codec, frame).flatMap(found)
     }
 
-    /// A frame's timestamp, when the decoder has one ready.
+    /// Whether a frame decoded from the middle of a stream can be shown: an intra picture (the
+    /// decoder's key frame, an I picture), or any picture H.264's decoder gives, which holds
+    /// back what it has not recovered (from an IDR, an I picture, or a recovery point's
+    /// refresh). HEVC's decoder gives the pictures after a cut from references it makes up, flat
+    /// grey (a TS cut 0.08 s before a CRA opened on a grey P picture), so those wait for a key frame.
+    static func isClean(_ frame: AVFrame, codec: AVCodecID) -> Bool {
+        frame.key_frame != 0 || frame.pict_type == AV_PICTURE_TYPE_I || codec == AV_CODEC_ID_H264
+    }
+
+    /// The timestamp of the next clean frame the decoder has ready (`isClean`), passing over
+    /// others; nil when it has none.
     private static func firstFrame(_ codec: UnsafeMutablePointer<AVCodecContext>, _ frame: UnsafeMutablePointer<AVFrame>) -> Int64? {
-        guard avcodec_receive_frame(codec, frame) >= 0 else { return nil }
-        defer { av_frame_unref(frame) }
-        let time = frame.pointee.best_effort_timestamp
-        return time == ck_av_nopts_value() ? nil : time
+        while avcodec_receive_frame(codec, frame) >= 0 {
+            defer { av_frame_unref(frame) }
+            guard isClean(frame.pointee, codec: codec.pointee.codec_id) else { continue }
+            let time = frame.pointee.best_effort_timestamp
+            return time == ck_av_nopts_value() ? nil : time
+        }
+        return nil
     }
 
     /// A one-thread decoder for the stream (its first frame is all that is wanted).

@@ -13,6 +13,8 @@ struct DecodePass {
     /// After a seek, the time the landing must reach, until the decoder gives its first intra picture.
     var landing: Double?
     var leading: LeadingPictures
+    /// The packets left out at the start of a file that begins between keyframes.
+    var lead: UndecodableLead
     /// The latest packet time at or before the start sent to the decoder: a decoder that drops
     /// a picture whose references were not decoded (H.264 past an open-GOP landing) would
     /// otherwise leave the frame before it on screen at the start.
@@ -21,11 +23,12 @@ struct DecodePass {
     var relocation: SeekPlan.Point?
 
     /// A pass from `point`, made before its seek (which moves the demuxer).
-    init(from point: SeekPlan.Point, start: Double, demuxerMoved: Bool) {
+    init(from point: SeekPlan.Point, start: Double, demuxerMoved: Bool, decodableStart: DecodableStart.Start?) {
         if case .before = point { mayGiveUp = true } else { mayGiveUp = false }
         rewound = point == .beginning && demuxerMoved
         landing = mayGiveUp ? start : nil
         leading = LeadingPictures(afterSeek: mayGiveUp)
+        lead = UndecodableLead(decodableStart)
     }
 
     /// True when, before anything is queued, a picture sent for the start never came out: the

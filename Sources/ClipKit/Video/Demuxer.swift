@@ -38,8 +38,11 @@ final class Demuxer {
     /// The file could not be rewound after `DecodableStart` read it: the first pass rewinds it.
     let movedAtOpen: Bool
     /// When the file begins between keyframes: the first frame shown, which packets timed
-    /// before it are no part of (`DecodableStart`).
-    let undecodableBefore: Int64?
+    /// before it are no part of, and the key packet its decode starts from (`DecodableStart`,
+    /// `UndecodableLead`).
+    let decodableStart: DecodableStart.Start?
+    /// The first frame shown, when the file begins between keyframes.
+    var undecodableBefore: Int64? { decodableStart?.shown }
     /// How far the packets read so far reach, any stream's, in seconds on the file's clock: the
     /// latest presentation (else decode) time plus duration; -infinity before any is read.
     /// Updated by `read(_:)`, never lowered; compared with `statedEnd` (`FrameDecoder.endsShort`).
@@ -136,8 +139,9 @@ final class Demuxer {
         }
         let timeBase = stream.time_base.seconds
         var rewound = true
-        let firstShown = DecodableStart.find(format: context, index: index, decoder: chosenDecoder, start: stream.start_time,
-                                             deadline: deadline, path: path, rewound: &rewound)
+        let decodable = DecodableStart.find(format: context, index: index, decoder: chosenDecoder, start: stream.start_time,
+                                            deadline: deadline, path: path, rewound: &rewound)
+        let firstShown = decodable?.shown
         // Formats whose timestamps may jump are read whole once: only then are the clip's length
         // and whether it may be sought by timestamp known.
         let frameRate = Demuxer.plausibleRate(stream.avg_frame_rate) ?? Demuxer.plausibleRate(stream.r_frame_rate)
@@ -152,7 +156,7 @@ final class Demuxer {
         let jumpScan = scan?.jumped == true ? scan : nil
         timestampsJump = jumpScan != nil
         movedAtOpen = !rewound
-        undecodableBefore = firstShown
+        decodableStart = decodable
         startTime = firstShown ?? (stream.start_time == ck_av_nopts_value() ? nil : stream.start_time)
         // The undecodable lead is not part of the clip (the lengths below count from the first timestamp).
         let lead = firstShown.map { Double($0 - stream.start_time) * timeBase } ?? 0

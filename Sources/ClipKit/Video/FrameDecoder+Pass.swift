@@ -17,7 +17,7 @@ extension FrameDecoder {
                     into sequence: inout FrameOutput) throws -> Bool {
         let codec = self.codec
         let path = demuxer.path
-        var pass = DecodePass(from: point, start: options.start, demuxerMoved: demuxerMoved)
+        var pass = DecodePass(from: point, start: options.start, demuxerMoved: demuxerMoved, decodableStart: demuxer.decodableStart)
         readToEnd = false
         damage.restart()
         guard try seek(to: point) || !pass.mayGiveUp else { return false }
@@ -46,7 +46,7 @@ extension FrameDecoder {
                 if pass.leading.isLeading(packet.pointee) { continue }
                 // A file that begins between keyframes: the packets before the first frame shown
                 // need a GOP it does not hold (`DecodableStart`), and would only be damage.
-                if let first = demuxer.undecodableBefore, packet.pointee.pts != ck_av_nopts_value(), packet.pointee.pts < first { continue }
+                if pass.lead.skips(packet.pointee) { continue }
                 palette?.pass(packet)
                 skipper?.noteRead(packet.pointee)
                 if options.fps != nil { skipIfUnneeded(packet.pointee, codec: codec) }
@@ -101,6 +101,7 @@ extension FrameDecoder {
             hasCandidate = false
             lastTime = nil
             if try seek(to: point) {
+                pass.lead = UndecodableLead(demuxer.decodableStart)
                 if case .before = point {
                     pass.landing = skipper?.pendingTick
                     pass.leading = LeadingPictures(afterSeek: true)
