@@ -501,4 +501,31 @@ pos=$(ffprobe -v quiet -select_streams v -show_entries packet=pos,flags -of csv=
 tail -c +$(( pos / 188 * 188 + 1 )) "$tmp/open_gop.ts" > "$out/hevc_open_gop_cut.ts"
 say hevc_open_gop_cut.ts "HEVC open GOP 64x48 25 fps in MPEG-TS, begins on a P picture before a CRA"
 
+# 49. cut_first_frame.mkv: 50 counter frames 64x48 25 fps (2 s, one GOP) in Matroska, cut 6 bytes
+#     into its second block: one frame decodes, and the header still says 2 s.
+python3 "$helper" counter 64 48 50 |
+    "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 64x48 -framerate 25 -i pipe:0 -vf "$TO_YUV" \
+        -c:v libx264 -crf 10 -g 50 -x264-params threads=1 "${BITEXACT[@]}" "$tmp/counter50.mkv"
+python3 - "$tmp/counter50.mkv" "$out/cut_first_frame.mkv" <<'PY'
+import sys
+d = open(sys.argv[1], "rb").read()
+def vint(p):  # (length, value) of the EBML variable-length integer at p
+    n = 1
+    while not d[p] & (0x80 >> (n - 1)): n += 1
+    v = d[p] & (0xFF >> n)
+    for k in range(1, n): v = v << 8 | d[p + k]
+    return n, v
+c = d.find(bytes.fromhex("1f43b675"))
+n, _ = vint(c + 4)
+p = c + 4 + n
+while True:  # the cluster's children up to its first SimpleBlock (A3)
+    idn, _ = vint(p)
+    ln, size = vint(p + idn)
+    end = p + idn + ln + size
+    if d[p] == 0xA3: break
+    p = end
+open(sys.argv[2], "wb").write(d[:end + 6])
+PY
+say cut_first_frame.mkv "H.264 64x48 25 fps in Matroska, 2 s stated, cut after its first frame"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

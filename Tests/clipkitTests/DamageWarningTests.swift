@@ -105,6 +105,18 @@ import ClipKit
         #expect(try warnings(CLI.run(["info", whole, "--json"], in: dir)).isEmpty)
     }
 
+    /// A Matroska file cut after its first frame: one frame decodes, which the single-picture
+    /// rule (a title card is shown for the whole clip) stretched to the 2 s the header states,
+    /// with no word of the cut (`info` said it). The GIF is the one frame, and says so.
+    @Test func aFileCutAfterItsFirstFrameIsNoStill() throws {
+        let dir = Fixture.scratchDirectory()
+        let cut = Fixture.url("video/cut_first_frame.mkv").path
+        let gif = try CLI.run(["gif", cut, "-o", "c.gif", "--json"], in: dir)
+        #expect(try gif.status == 0 && warnings(gif) == ["the frames end at 0.040s, short of the 2.000s the header states: the file may be cut short"],
+                "\(gif.stderr)")
+        #expect(try Decoded.gif(dir.appendingPathComponent("c.gif"), keep: 0).delays == [4])
+    }
+
     /// An Ogg file (Theora, a frame a page) less its last 10 bytes: libavformat drops the cut
     /// page and says nothing, and Ogg states no length (ffmpeg says nothing either); the pages'
     /// own sizes show it. The whole file says nothing.
