@@ -81,20 +81,30 @@ struct InputRunner {
             // Decided over all inputs, before sharding: every shard writes to the same places.
             let directoryMode = Self.isDirectoryMode(inputs)
             for input in inputs { destinations.append(destination(for: input, output: output, directoryMode: directoryMode)) }
-            // Two inputs with one output name (a.mp4 and a.mov) would overwrite each other: refuse
-            // before anything runs. Names are compared as bytes (é and e + U+0301 are two files).
-            var claimed: [[UInt8]: URL] = [:]
-            for (input, destination) in zip(inputs, destinations) where input.problem == nil {
-                let key = destination.standardizedFileURL.path
-                if let other = claimed[FileSystemPath.bytes(key)] {
-                    // Standard input is "-", not its private copy.
-                    let (first, second) = (StandardStreams.shown(other.path), StandardStreams.shown(input.url.path))
-                    if other.standardizedFileURL.path == input.url.standardizedFileURL.path {
-                        throw ClipKitError.invalidOption(name: "-o", reason: "\(first) is given twice; give it once")
-                    }
-                    throw ClipKitError.invalidOption(name: "-o", reason: "\(first) and \(second) would both be written to \(StandardStreams.shown(key)); convert them in separate runs or rename one")
+            // Two inputs with one output name (a.mp4 and a.mov, a clip beside its GIF) would
+            // overwrite each other: neither is converted, each failing with a line that names the
+            // other, and the batch goes on (it was a usage error that stopped the whole batch, a
+            // CI job's every preview, before anything was written). Decided over all inputs,
+            // before sharding, so every shard and `--jobs` fails the same ones. Names are compared
+            // as bytes (é and e + U+0301 are two files). The same input twice is a usage error.
+            var claimed: [[UInt8]: Int] = [:]
+            for (index, (input, destination)) in zip(inputs, destinations).enumerated() where input.problem == nil {
+                let key = FileSystemPath.bytes(destination.standardizedFileURL.path)
+                guard let first = claimed[key] else {
+                    claimed[key] = index
+                    continue
                 }
-                claimed[FileSystemPath.bytes(key)] = input.url
+                let other = inputs[first]
+                if other.url.standardizedFileURL.path == input.url.standardizedFileURL.path {
+                    throw ClipKitError.invalidOption(name: "-o", reason: "\(StandardStreams.shown(other.url.path)) is given twice; give it once")
+                }
+                let shown = StandardStreams.shown(destination.standardizedFileURL.path)
+                func collision(_ path: String, with rival: String) -> ClipKitError {
+                    .outputFailed(path: StandardStreams.shown(path),
+                                  reason: "\(shown) would also be written from \(StandardStreams.shown(rival)); convert them in separate runs or rename one")
+                }
+                if inputs[first].problem == nil { inputs[first].problem = collision(other.url.path, with: input.url.path) }
+                inputs[index].problem = collision(input.url.path, with: other.url.path)
             }
             // `-o -` takes one output: refused before anything is written, not found out after.
             if StandardStreams.isStandardOutput(output) {

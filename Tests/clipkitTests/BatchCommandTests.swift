@@ -33,6 +33,35 @@ import TestSupport
         try stdout.split(separator: "\n").map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
     }
 
+    /// Two inputs with one output name (clip.mp4 beside clip.webm) fail, each naming the other,
+    /// and the batch goes on: the other input is written, the exit status is 1, and every shard
+    /// fails the same two. It was a usage error (exit 2) that wrote nothing at all.
+    @Test func inputsWithOneOutputNameFailAndTheBatchGoesOn() throws {
+        let dir = Fixture.scratchDirectory()
+        let media = dir.appendingPathComponent("media")
+        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        for (fixture, name) in [("counter.mp4", "clip.mp4"), ("vp9.webm", "clip.webm"), ("counter.mp4", "other.mp4")] {
+            try FileManager.default.copyItem(at: Fixture.url("video/\(fixture)"), to: media.appendingPathComponent(name))
+        }
+        let run = try CLI.run(["thumb", media.path, "-r", "-o", "out/", "--json"], in: dir)
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(CLI.files(in: dir.appendingPathComponent("out")) == ["other.png"])
+        let reports = try lines(run.stdout)
+        #expect(reports.map(\.status) == ["error", "error", "ok"])
+        let out = dir.appendingPathComponent("out/clip.png").path
+        #expect(reports[0].error == "\(media.path)/clip.mp4: cannot write output: \(out) would also be written from \(media.path)/clip.webm; convert them in separate runs or rename one")
+        #expect(run.stderrLines.filter { $0.contains("would also be written") }.count == 2, "\(run.stderr)")
+        // Each shard fails the inputs it holds of the two, whichever shard holds the other.
+        var failed: [String] = []
+        for shard in ["1/2", "2/2"] {
+            let part = try CLI.run(["thumb", media.path, "-r", "-o", "shards/", "--json", "--shard", shard], in: dir)
+            failed += try lines(part.stdout).filter { $0.status == "error" }.map { URL(fileURLWithPath: $0.input).lastPathComponent }
+        }
+        #expect(failed.sorted() == ["clip.mp4", "clip.webm"])
+        // The same input twice is still bad usage.
+        #expect(try CLI.run(["thumb", media.path + "/other.mp4", media.path + "/other.mp4", "-o", "twice/"], in: dir).status == 2)
+    }
+
     @Test func recursiveBatchWithJSONAndIncrementalRerun() throws {
         let dir = Fixture.scratchDirectory()
         let media = try makeMedia(in: dir)
