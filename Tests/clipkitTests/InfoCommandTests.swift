@@ -4,6 +4,32 @@ import Testing
 import TestSupport
 
 @Suite struct InfoCommandTests {
+    /// A GIF `gif`, `thumb` and `explode` refuse, `info` refuses with the same line: no images
+    /// at all, or a first image whose LZW code size cannot be decoded (0, 12, 255). `info` read
+    /// the blocks alone and said "0 frames" or "1 frames", exit 0.
+    @Test func refusesTheGIFsTheOtherCommandsRefuse() throws {
+        let dir = Fixture.scratchDirectory()
+        // An 8x8 GIF of one image: header, screen, a 2-colour table, the image's descriptor, its data.
+        let screen: [UInt8] = Array("GIF89a".utf8) + [8, 0, 8, 0, 0x80, 0, 0] + [0, 0, 0, 255, 255, 255]
+        let image: [UInt8] = [0x2C, 0, 0, 0, 0, 8, 0, 8, 0, 0]
+        func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+            let url = dir.appendingPathComponent(name)
+            try Data(bytes).write(to: url)
+            return url.path
+        }
+        let cases = [
+            (try write("none.gif", screen + [0x3B]), "no frames: the GIF has no images"),
+            (try write("size0.gif", screen + image + [0, 2, 0x4C, 0x01, 0, 0x3B]), "damaged file: image 0 has an invalid LZW code size 0"),
+            (try write("size12.gif", screen + image + [12, 2, 0x4C, 0x01, 0, 0x3B]), "damaged file: image 0 has an invalid LZW code size 12"),
+        ]
+        for (path, reason) in cases {
+            for command in [["info", path], ["gif", path, "-o", "o.gif", "--force"]] {
+                let run = try CLI.run(command, in: dir)
+                #expect(run.status == 1 && run.stderr == "clipkit: \(path): \(reason)\n", "\(command): \(run.stderr)")
+            }
+        }
+    }
+
     @Test func reportsVideoAndGIFFacts() throws {
         let dir = Fixture.scratchDirectory()
         let result = try CLI.run(["info", "--json", Fixture.url("video/rotated90.mov").path, Fixture.url("video/vfr.mkv").path,

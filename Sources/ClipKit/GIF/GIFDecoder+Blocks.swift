@@ -108,6 +108,10 @@ extension GIFDecoder {
                 decodedPixelCount = 0
                 return frame
             }
+            // As the decode finds it (`decodePixels`), so `info` says what `gif` and `thumb` do.
+            if index == 0 && !(1...11).contains(codeSize) {
+                throw ClipKitError.corrupt(path: url.path, reason: "image 0 has an invalid LZW code size \(codeSize)")
+            }
             if countsPixels && (1...11).contains(codeSize) {
                 countPixels(of: frame, codeSize: Int(codeSize), index: index)
             } else {

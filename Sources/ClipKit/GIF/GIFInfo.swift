@@ -27,6 +27,8 @@ public struct GIFInfo: Sendable, Equatable {
     public static func read(_ url: URL, limits: Limits = Limits()) throws -> GIFInfo {
         let decoder = try GIFDecoder(url: url, maxPixels: limits.maxPixels)
         let scan = try decoder.scan(deadline: limits.deadline)
+        // What `gif`, `thumb` and `explode` refuse, `info` refuses too.
+        guard !scan.frames.isEmpty else { throw ClipKitError.noFrames(path: url.path, reason: "the GIF has no images") }
         let kind: String
         switch (scan.hasGlobalPalette, scan.localPaletteCount) {
         case (true, 0): kind = "global"
