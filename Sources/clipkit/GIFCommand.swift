@@ -250,6 +250,7 @@ struct GIFCommand: ParsableCommand {
             // WebP and MP4 outputs record the same fingerprint as the GIF beside them: it holds their settings too.
             let formats = outputs.formats == ["gif"] ? "" : " formats=\(outputs.formats.joined(separator: ",")) " + options.animation.fingerprintOptions
             var runner = InputRunner(batch: batch, outputExtension: outputs.formats[0], fingerprintOptions: options.fingerprintOptions + formats)
+            runner.writableExtensions = Self.formatNames + ["m4v"]
             // A GIF or animated PNG keeps its own loop count unless --loop or --no-loop is given.
             let keepsLoop = loop == nil && !noLoop
             if keepsLoop { runner.fingerprintOptionsOf = { options.withLoopCount(of: $0).fingerprintOptions + formats } }

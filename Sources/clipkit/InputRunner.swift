@@ -8,6 +8,9 @@ struct InputRunner {
     let batch: BatchOptions
     /// The output file extension ("png", "gif") or nil when outputs are directories (explode).
     let outputExtension: String?
+    /// The extensions an output file may have, when more than `outputExtension` (`gif`: .gif,
+    /// .webp, .mp4, .m4v); see `checkFileExtension`.
+    var writableExtensions: [String]?
     /// The extension of output directories' default names (`NAME.frames`, `NAME.storyboard`).
     var directoryExtension = "frames"
     /// The options that shape the outputs (`fingerprintOptions` of the command's options): with
@@ -48,6 +51,20 @@ struct InputRunner {
         return directory.appendingPathComponent(name)
     }
 
+    /// Refuses an output file named for a format the command does not write: `thumb -o poster.jpg`
+    /// wrote PNG bytes under a .jpg name, `gif -o clip.txt` a GIF (ffmpeg, which picks the format
+    /// by the name too, refuses a name it cannot place). A name without an extension, a
+    /// directory and standard output are taken as they are.
+    func checkFileExtension(_ output: String) throws {
+        guard let outputExtension, output != "-", !OutputPlan.isDirectoryTarget(output) else { return }
+        let named = URL(fileURLWithPath: output).pathExtension.lowercased()
+        let writes = writableExtensions ?? [outputExtension]
+        guard !named.isEmpty, !writes.contains(named) else { return }
+        let names = writes.map { "." + $0 }
+        let choice = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1]
+        throw ClipKitError.invalidOption(name: "-o", reason: "\(output) is named .\(named), a format this command does not write; name it \(choice)")
+    }
+
     /// Refuses `-o clip.gif` for several GIFs: named like the output file, it is surely not meant as
     /// a directory (an existing directory of that name is used as it is).
     static func checkDirectoryName(_ output: String, outputExtension: String?) throws {
@@ -80,6 +97,7 @@ struct InputRunner {
             ignored = scan.ignored
             // Decided over all inputs, before sharding: every shard writes to the same places.
             let directoryMode = Self.isDirectoryMode(inputs)
+            if let output, !directoryMode { try checkFileExtension(output) }
             for input in inputs { destinations.append(destination(for: input, output: output, directoryMode: directoryMode)) }
             // Two inputs with one output name (a.mp4 and a.mov, a clip beside its GIF) would
             // overwrite each other: neither is converted, each failing with a line that names the

@@ -35,7 +35,7 @@ struct ThumbCommand: ParsableCommand {
     @Argument(help: "Video or image files; - reads standard input. A file whose name starts with - goes after --.")
     var inputs: [String]
 
-    @Option(name: .shortAndLong, help: "Output file (one input), or directory (several inputs, a directory input, a name ending with /, or an existing directory; created if missing). -o - writes the one PNG to standard output.")
+    @Option(name: .shortAndLong, help: "Output file (one input; PNG, named .png or without an extension), or directory (several inputs, a directory input, a name ending with /, or an existing directory; created if missing). -o - writes the one PNG to standard output.")
     var output: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Frame to take: seconds (2.5), [hh:]mm:ss[.ms], or a percentage of the duration (10%; of the frames there are when they end before the duration the header states). Frame-accurate.", valueName: "time"))

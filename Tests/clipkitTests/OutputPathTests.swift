@@ -87,6 +87,25 @@ import Glibc
         #expect(fileType("/dev/stdout") == S_IFLNK)
     }
 
+    /// An output file named for a format the command does not write is bad usage: `thumb -o
+    /// poster.jpg` wrote PNG bytes under a .jpg name, `gif -o clip.txt` a GIF. Names without an
+    /// extension, any case of the known ones, directories and devices are taken as they are.
+    @Test func anOutputNamedForAnotherFormatIsBadUsage() throws {
+        let dir = Fixture.scratchDirectory()
+        let refused = [(["thumb", Self.clip.path, "-o", "poster.jpg"], "poster.jpg is named .jpg, a format this command does not write; name it .png"),
+                       (["gif", Self.clip.path, "-o", "clip.txt"], "clip.txt is named .txt, a format this command does not write; name it .gif, .webp, .mp4 or .m4v")]
+        for (arguments, reason) in refused {
+            let run = try CLI.run(arguments, in: dir)
+            #expect(run.status == 2 && run.stderr == "clipkit: -o: \(reason)\n", "\(run.stderr)")
+        }
+        #expect(CLI.files(in: dir).isEmpty)
+        for arguments in [["thumb", Self.clip.path, "-o", "poster"], ["thumb", Self.clip.path, "-o", "P.PNG"], ["gif", Self.clip.path, "-o", "clip"],
+                          ["gif", Self.clip.path, "-o", "c.M4V", "--width", "32"], ["gif", Self.clip.path, "-o", "/dev/null"]] {
+            let run = try CLI.run(arguments + ["-q"], in: dir)
+            #expect(run.status == 0, "\(arguments): \(run.stderr)")
+        }
+    }
+
     /// Standard error that cannot be written (`2>/dev/full`, `2>&-`, a pipe whose reader is gone)
     /// costs what it would have said, never the run: Foundation's write trapped, so the first
     /// error, warning, usage message or summary line ended clipkit with "Illegal instruction"
@@ -234,7 +253,11 @@ import Glibc
         #expect(try CLI.run(["explode", Fixture.url("gif/loop_five.gif").path, "-o", "anim.frames", "-q"], in: dir).status == 0)
         let frame = dir.appendingPathComponent("anim.frames/frame_0001.png")
         let before = try Data(contentsOf: frame)
-        let run = try CLI.run(["gif", "anim.frames/frames.json", "-o", "anim.frames/frame_0001.png", "--force", "-q"], in: dir)
+        // Named .png it is bad usage (a GIF is no PNG); through a .gif link, an input.
+        let named = try CLI.run(["gif", "anim.frames/frames.json", "-o", "anim.frames/frame_0001.png", "--force", "-q"], in: dir)
+        #expect(named.status == 2 && named.stderrLines.count == 1, "\(named.stderr)")
+        #expect(symlink("anim.frames/frame_0001.png", dir.appendingPathComponent("frame.gif").path) == 0)
+        let run = try CLI.run(["gif", "anim.frames/frames.json", "-o", "frame.gif", "--force", "-q"], in: dir)
         #expect(run.status != 0 && run.stderrLines.count == 1 && run.stderr.contains("would overwrite an input"), "\(run.stderr)")
         #expect(try Data(contentsOf: frame) == before)
     }
