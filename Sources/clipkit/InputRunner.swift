@@ -229,8 +229,10 @@ struct InputRunner {
 
     /// One line on stderr, whatever the text holds: control characters (a newline in a file
     /// name) and bytes of names that are not UTF-8 are escaped, so each failure stays one line.
+    /// One error line; the private copies standing for standard input and output (`-`) are
+    /// named `-` as they were given, wherever the text names them.
     static func printError(_ text: String) {
-        StandardError.write("clipkit: \(oneLine(FileSystemPath.display(text)))\n")
+        StandardError.write("clipkit: \(oneLine(FileSystemPath.display(StandardStreams.shown(text))))\n")
     }
 
     /// Damage an input was decoded around, one line each. --quiet silences progress, not this:

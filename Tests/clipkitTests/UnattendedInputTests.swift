@@ -129,9 +129,12 @@ extension Hostile {
             let clip = try Data(contentsOf: Self.clip)
             for (arguments, status, words) in [(["gif", "-", "-o", "-", "--format", "gif,webp"], Int32(2), "one output"),
                                               (["explode", "-", "-o", "-"], 2, "directory"),
-                                              (["gif", "-", "-", "-o", "x.gif"], 2, "twice")] {
+                                              (["gif", "-", "-", "-o", "x.gif"], 2, "twice"),
+                                              (["gif", "-", "-o", "-", "-o", "x.webp"], 2, "-o: -: with several -o")] {
                 let run = try Self.piped(arguments, input: clip, in: dir)
                 #expect(run.status == status && run.stdout.isEmpty && run.stderr.contains(words), "\(arguments): \(run.stderr)")
+                // Standard input and output are "-" in every message, never their private copies.
+                #expect(!run.stderr.contains("clipkit-pipe"), "\(arguments): \(run.stderr)")
             }
             let garbage = try Self.piped(["thumb", "-", "-o", "out.png"], input: Data(repeating: 7, count: 500), in: dir)
             #expect(garbage.status == 1 && garbage.stderr.hasPrefix("clipkit: -: ") && garbage.stderr.split(separator: "\n").count == 1,
