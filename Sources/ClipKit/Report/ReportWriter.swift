@@ -40,7 +40,8 @@ public struct ReportWriter: Sendable {
             let files = (ReportStaging.files(under: staging.url) ?? []) + [ReportJSON.fileName]
             try write(ReportJSON.render(document, files: files.sorted()), to: staging.url.appendingPathComponent(ReportJSON.fileName))
         } catch let error as ClipKitError {
-            throw error
+            // Named after the report the user asked for, not the hidden directory it is built in.
+            throw StagingDirectory.userFacing(error, target: target)
         } catch {
             throw ClipKitError.outputFailed(path: target.path, reason: "\(error)")
         }
@@ -126,7 +127,9 @@ public struct ReportWriter: Sendable {
 
     /// Copies by the source's bytes (its name may not be UTF-8; copies get ASCII names).
     private func copyFile(_ source: URL, to destination: URL) throws {
-        let failure = ClipKitError.outputFailed(path: source.path, reason: "cannot copy into the report")
+        var failure: ClipKitError {
+            .outputFailed(path: source.path, reason: "cannot copy into the report: \(String(cString: strerror(errno)))")
+        }
         // A regular file only, and no more than its size when opened: an output swapped for a
         // FIFO, or a file whose reads block, cannot hold the report.
         guard let (input, size) = FileSystemPath.openRegularFile(source.path),
