@@ -6,11 +6,12 @@ import Foundation
 struct ThumbCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumb",
-        abstract: "Write a PNG thumbnail of each video (first frame by default, upright, at most 320 px).",
+        abstract: "Write a PNG (or JPEG) thumbnail of each video (first frame by default, upright, at most 320 px).",
         discussion: """
         Examples:
           clipkit thumb in.mp4                    writes ./in.png
           clipkit thumb in.mp4 --at 10% --size 640x360 -o poster.png
+          clipkit thumb in.mp4 -o poster.jpg      writes a JPEG
           clipkit thumb a.mp4 b.mov -o previews/  writes previews/a.png and previews/b.png
           clipkit thumb in.mp4 --pick best        the best poster frame
           clipkit thumb in.mp4 --pick best --count 3 --within 60 --json
@@ -35,7 +36,7 @@ struct ThumbCommand: ParsableCommand {
     @Argument(help: "Video or image files; - reads standard input. A file whose name starts with - goes after --.")
     var inputs: [String]
 
-    @Option(name: .shortAndLong, help: "Output file (one input; PNG, named .png or without an extension), or directory (several inputs, a directory input, a name ending with /, or an existing directory; created if missing). -o - writes the one PNG to standard output.")
+    @Option(name: .shortAndLong, help: "Output file (one input): PNG, or JPEG when named .jpg or .jpeg; or a directory (several inputs, a directory input, a name ending with /, or an existing directory; created if missing) of PNGs. -o - writes the one PNG to standard output.")
     var output: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Frame to take: seconds (2.5), [hh:]mm:ss[.ms], or a percentage of the duration (10%; of the frames there are when they end before the duration the header states). Frame-accurate.", valueName: "time"))
@@ -95,7 +96,14 @@ struct ThumbCommand: ParsableCommand {
     func run() throws {
         var options = ThumbnailOptions()
         try InputRunner.validate { options = try makeOptions() }
-        var runner = InputRunner(batch: batch, outputExtension: "png", fingerprintOptions: options.fingerprintOptions)
+        // A single output file named .jpg or .jpeg is JPEG; everything else PNG.
+        if let output, output != "-", !OutputPlan.isDirectoryTarget(output),
+           StillImageFormat(name: URL(fileURLWithPath: output).pathExtension) == .jpeg {
+            options.format = .jpeg
+        }
+        var runner = InputRunner(batch: batch, outputExtension: options.format == .jpeg ? URL(fileURLWithPath: output ?? "").pathExtension.lowercased() : "png",
+                                 fingerprintOptions: options.fingerprintOptions)
+        runner.writableExtensions = ["png", "jpg", "jpeg"]
         runner.limits = options.limits
         runner.outputsOf = { [options] in options.outputs(for: $0) }
         try runner.run(inputs, output: output) { [options] input, destination, fingerprint in

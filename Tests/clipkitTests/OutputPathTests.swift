@@ -88,11 +88,12 @@ import Glibc
     }
 
     /// An output file named for a format the command does not write is bad usage: `thumb -o
-    /// poster.jpg` wrote PNG bytes under a .jpg name, `gif -o clip.txt` a GIF. Names without an
-    /// extension, any case of the known ones, directories and devices are taken as they are.
+    /// poster.webp` wrote PNG bytes under a .webp name (as .jpg did, now a JPEG), `gif -o
+    /// clip.txt` a GIF. Names without an extension, any case of the known ones, directories and
+    /// devices are taken as they are.
     @Test func anOutputNamedForAnotherFormatIsBadUsage() throws {
         let dir = Fixture.scratchDirectory()
-        let refused = [(["thumb", Self.clip.path, "-o", "poster.jpg"], "poster.jpg is named .jpg, a format this command does not write; name it .png"),
+        let refused = [(["thumb", Self.clip.path, "-o", "poster.webp"], "poster.webp is named .webp, a format this command does not write; name it .png, .jpg or .jpeg"),
                        (["gif", Self.clip.path, "-o", "clip.txt"], "clip.txt is named .txt, a format this command does not write; name it .gif, .webp, .mp4 or .m4v")]
         for (arguments, reason) in refused {
             let run = try CLI.run(arguments, in: dir)

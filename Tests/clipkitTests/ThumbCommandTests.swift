@@ -54,6 +54,33 @@ import TestSupport
         #expect(try CLI.run(["info", clip], in: dir).stdout.contains("76x56"))
     }
 
+    /// A thumbnail named .jpg or .jpeg is a JPEG, as ffmpeg and ffmpegthumbnailer write it (it
+    /// was PNG bytes under a .jpg name): the same picture as the PNG within JPEG's loss, its
+    /// fingerprint in a comment segment, so a rerun finds it up to date. Directories stay PNG.
+    @Test func aThumbnailNamedJPEGIsAJPEG() throws {
+        let dir = Fixture.scratchDirectory()
+        let clip = Fixture.url("video/counter.mp4").path
+        for name in ["poster.jpg", "Poster.JPEG"] {
+            let run = try CLI.run(["thumb", clip, "--at", "2.5", "-o", name], in: dir)
+            #expect(run.status == 0, "\(run.stderr)")
+            let url = dir.appendingPathComponent(name)
+            let bytes = try [UInt8](Data(contentsOf: url))
+            #expect(bytes.prefix(2) == [0xFF, 0xD8] && bytes.suffix(2) == [0xFF, 0xD9])
+            #expect(Fingerprint.recorded(in: url) != nil)
+            // Decoded again (libavcodec's mjpeg, through the reader): counter 75, as the PNG shows it.
+            let frames = try VideoReader(url: url).frames(options: FrameReadOptions(size: .original))
+            let picture = try #require(try frames.next()).image
+            #expect(picture.width == 160 && picture.height == 120)
+            #expect(abs(Int(picture.pixel(x: 80, y: 60).r) - (8 + 16 * (75 % 16))) <= 6, "\(picture.pixel(x: 80, y: 60))")
+            let again = try CLI.run(["thumb", clip, "--at", "2.5", "-o", name], in: dir)
+            #expect(again.status == 0 && again.stderr.contains("1 skipped (up to date"), "\(again.stderr)")
+        }
+        // A PNG of the same frame is another output (the format is part of the fingerprint).
+        #expect(try CLI.run(["thumb", clip, "--at", "2.5", "-o", "poster.png"], in: dir).status == 0)
+        #expect(try PNGReader.read(dir.appendingPathComponent("poster.png")).width == 160)
+        #expect(Fingerprint.recorded(in: dir.appendingPathComponent("poster.png")) != Fingerprint.recorded(in: dir.appendingPathComponent("poster.jpg")))
+    }
+
     @Test func badInputsFailAloneWithOneLine() throws {
         let dir = Fixture.scratchDirectory()
         let bad = ["audio_only.m4a", "not_video.mp4", "truncated.mp4", "missing.mp4"].map { Fixture.url("video/\($0)").path }

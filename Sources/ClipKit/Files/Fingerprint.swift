@@ -41,15 +41,17 @@ public struct Fingerprint: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { text }
 
-    /// The fingerprint recorded in an output clipkit wrote: a PNG, a GIF, or an exploded or
-    /// storyboard directory (whose manifest must list only files that are there); nil when there is none
+    /// The fingerprint recorded in an output clipkit wrote: a PNG, a GIF, a JPEG, an MP4 or WebP,
+    /// or an exploded or storyboard directory (whose manifest must list only files that are there); nil when there is none
     /// or the output is incomplete. Reads a few hundred bytes of a PNG or GIF.
     public static func recorded(in output: URL) -> Fingerprint? {
         var isDirectory = false
         guard FileSystemPath.exists(output.path, isDirectory: &isDirectory) else { return nil }
         if isDirectory { return OutputDirectoryKind.all.lazy.compactMap { $0.recordedFingerprint(output) }.first }
         guard let tail = tail(of: output, bytes: 512) else { return nil }
-        return fromPNG(tail) ?? fromGIF(tail) ?? fromTrailingBox(tail)
+        if let found = fromPNG(tail) ?? fromGIF(tail) ?? fromTrailingBox(tail) { return found }
+        // A JPEG records it among its headers, in its first bytes.
+        return head(of: output, bytes: 512).flatMap(fromJPEG)
     }
 
     /// What an MP4 or WebP records `self` with, appended at its end: an ISO BMFF `free` box (MP4:
@@ -100,6 +102,19 @@ public struct Fingerprint: Sendable, Hashable, CustomStringConvertible {
 
     /// The GIF comment extension's text.
     var gifComment: String { Self.keyword + " " + text }
+
+    /// The first `bytes` bytes of a regular file (all of a shorter one).
+    private static func head(of url: URL, bytes: Int) -> [UInt8]? {
+        let fd = open(FileSystemPath.cString(url.path), O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        var buffer = [UInt8](repeating: 0, count: min(bytes, Int(info.st_size)))
+        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard count == buffer.count else { return nil }
+        return buffer
+    }
 
     /// The last `bytes` bytes of a regular file.
     private static func tail(of url: URL, bytes: Int) -> [UInt8]? {

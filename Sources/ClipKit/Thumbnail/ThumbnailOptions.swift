@@ -37,6 +37,14 @@ public struct ThumbnailOptions: Sendable {
     public var count = 1
     /// With `pick == .best`: search only the first this many seconds; nil searches the whole clip.
     public var within: Double?
+    /// The file format: PNG (RGB, or RGBA where a pixel is transparent), or JPEG (JFIF, 4:2:0,
+    /// quality `jpegQuality`; alpha is dropped, as ffmpeg drops it), as ffmpegthumbnailer and
+    /// ffmpeg write for a name ending .jpg.
+    public var format: StillImageFormat = .png
+    /// The JPEG quality (libavcodec's mjpeg quantiser 4): thumbnails are small, and the one
+    /// picture a page shows first.
+    public static let jpegQuality = 94
+
     /// Pixels and time allowed for one input.
     public var limits = Limits()
     /// The fingerprint the PNG records (a `tEXt` chunk); nil records none.
@@ -59,6 +67,7 @@ public struct ThumbnailOptions: Sendable {
         if pick == .best {
             text += " pick=best:\(PosterPicker.version) count=\(count) within=\(within.map { "\($0)" } ?? "all")"
         }
+        if format != .png { text += " format=\(format.rawValue) quality=\(Self.jpegQuality)" }
         return text
     }
 
@@ -85,6 +94,7 @@ public struct ThumbnailOptions: Sendable {
 
     /// Throws `invalidOption` (a usage error) for combinations and values that cannot work.
     public func validate() throws {
+        guard format != .webp else { throw ClipKitError.invalidOption(name: "-o", reason: "thumbnails are PNG or JPEG (.png, .jpg)") }
         guard pick == .best else {
             if count != 1 {
                 throw ClipKitError.invalidOption(name: "--count", reason: "needs --pick best (several posters are the best frames)")

@@ -60,12 +60,19 @@ public struct Thumbnailer: Sendable {
                 // Asked for once the pixels are done: the hash has run beside the decode.
                 fingerprint = try job.fingerprint()
             }
-            // Transparent pixels (a GIF's, a video's alpha) stay transparent; opaque pictures are RGB.
-            let png = try PNGWriter.encode(image, channels: image.isOpaque ? .rgb : .rgba, filter: .sub, fingerprint: fingerprint)
+            let encoded: [UInt8]
+            if options.format == .png {
+                // Transparent pixels (a GIF's, a video's alpha) stay transparent; opaque pictures are RGB.
+                encoded = try PNGWriter.encode(image, channels: image.isOpaque ? .rgb : .rgba, filter: .sub, fingerprint: fingerprint)
+            } else {
+                let encoder = try StillEncoder(format: options.format, quality: ThumbnailOptions.jpegQuality, path: url.path)
+                let jpeg = try encoder.encode(image, path: url.path)
+                encoded = fingerprint.map { $0.recording(inJPEG: jpeg) } ?? jpeg
+            }
             let file = try AtomicFile(destination: names[files.count], budget: job.budget)
-            try file.write(png)
+            try file.write(encoded)
             files.append(file)
-            bytes += png.count
+            bytes += encoded.count
         }
         var warnings: [String] = []
         var taken: [FrameScore] = []
