@@ -528,4 +528,14 @@ open(sys.argv[2], "wb").write(d[:end + 6])
 PY
 say cut_first_frame.mkv "H.264 64x48 25 fps in Matroska, 2 s stated, cut after its first frame"
 
+# 50. live_whole.webm: the 10 counter frames 64x48 25 fps in VP8, a live WebM (no duration, no
+#     cues, as a browser's MediaRecorder writes); live_cut.webm: the same less its last 10 bytes,
+#     inside its last block. Matroska states no length here: only its demuxer's log tells.
+python3 "$helper" counter 64 48 10 |
+    "${FF[@]}" -f rawvideo -pix_fmt rgb24 -video_size 64x48 -framerate 25 -i pipe:0 -vf "$TO_YUV" \
+        -c:v libvpx -b:v 200k -threads 1 -f webm -live 1 "${BITEXACT[@]}" "$out/live_whole.webm"
+head -c $(($(wc -c <"$out/live_whole.webm") - 10)) "$out/live_whole.webm" >"$out/live_cut.webm"
+say live_whole.webm "VP8 64x48 25 fps, live WebM without duration"
+say live_cut.webm "the same less its last 10 bytes"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

@@ -117,6 +117,26 @@ import ClipKit
         #expect(try Decoded.gif(dir.appendingPathComponent("c.gif"), keep: 0).delays == [4])
     }
 
+    /// A live WebM (no duration, as a browser's MediaRecorder writes it) less its last 10 bytes:
+    /// no header length to compare with, so it converted short with nothing said; Matroska's
+    /// demuxer logs that the file ended inside an element, and clipkit says so. The whole file,
+    /// and a Matroska file with a length (its own warning, with times), are as they were.
+    @Test func aLiveWebMCutInsideABlockSaysSo() throws {
+        let dir = Fixture.scratchDirectory()
+        let note = "the file ends inside a Matroska element, which is left out: it may be cut short"
+        let cut = Fixture.url("video/live_cut.webm").path
+        let gif = try CLI.run(["gif", cut, "-o", "c.gif", "--json"], in: dir)
+        #expect(try gif.status == 0 && warnings(gif) == [note], "\(gif.stderr)")
+        #expect(try Decoded.gif(dir.appendingPathComponent("c.gif"), keep: 0).delays.reduce(0, +) == 36)
+        #expect(try warnings(CLI.run(["info", cut, "--json"], in: dir)) == [note])
+        let whole = Fixture.url("video/live_whole.webm").path
+        let full = try CLI.run(["gif", whole, "-o", "w.gif", "--json"], in: dir)
+        #expect(try full.status == 0 && warnings(full).isEmpty && full.stderr.isEmpty, "\(full.stderr)")
+        #expect(try warnings(CLI.run(["info", whole, "--json"], in: dir)).isEmpty)
+        let stated = try CLI.run(["gif", Fixture.url("video/cut_first_frame.mkv").path, "-o", "s.gif", "--json"], in: dir)
+        #expect(try warnings(stated).first?.hasPrefix("the frames end at") == true, "\(stated.stderr)")
+    }
+
     /// An Ogg file (Theora, a frame a page) less its last 10 bytes: libavformat drops the cut
     /// page and says nothing, and Ogg states no length (ffmpeg says nothing either); the pages'
     /// own sizes show it. The whole file says nothing.

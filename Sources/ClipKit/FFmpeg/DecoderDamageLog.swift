@@ -16,6 +16,9 @@ enum DecoderDamageLog {
     private struct Tokens {
         var next = 1
         var damaged: Set<Int> = []
+        /// Format contexts (their addresses) whose demuxer logged that the file ended inside an
+        /// element (`FormatContext.endedInsideElement`).
+        var endedEarly: Set<Int> = []
     }
     private static let tokens = LockedBox(Tokens())
 
@@ -23,6 +26,14 @@ enum DecoderDamageLog {
     static func install() {
         av_log_set_callback { context, level, format, _ in
             guard let context, level <= AV_LOG_INFO else { return }
+            // Matroska's demuxer meeting the end of the file inside an element (a cluster or
+            // block cut off): the only word it gives of a file cut where it states no length.
+            if let logged = context.load(as: UnsafePointer<AVClass>?.self), logged == avformat_get_class(),
+               let format, strncmp(format, DecoderDamageLog.endedEarlyMessage, strlen(DecoderDamageLog.endedEarlyMessage)) == 0 {
+                let address = Int(bitPattern: context)
+                DecoderDamageLog.tokens.withLock { _ = $0.endedEarly.insert(address) }
+                return
+            }
             // Errors, and the error concealment's report (logged as information).
             guard level <= AV_LOG_ERROR || format.map({ strncmp($0, "concealing ", 11) == 0 }) == true else { return }
             guard let logged = context.load(as: UnsafePointer<AVClass>?.self), logged == avcodec_get_class() else { return }
@@ -31,6 +42,20 @@ enum DecoderDamageLog {
             let token = Int(bitPattern: opaque)
             DecoderDamageLog.tokens.withLock { _ = $0.damaged.insert(token) }
         }
+    }
+
+    /// What matroskadec logs (as a warning) when the file ends inside an element.
+    static let endedEarlyMessage = "File ended prematurely"
+
+    /// Whether the format context at `address` logged `endedEarlyMessage`.
+    static func endedEarly(_ address: Int) -> Bool {
+        tokens.withLock { $0.endedEarly.contains(address) }
+    }
+
+    /// Forgets the format context at `address` (made, or about to be freed: the address may be
+    /// another's next).
+    static func forgetFormat(_ address: Int) {
+        tokens.withLock { _ = $0.endedEarly.remove(address) }
     }
 
     /// A new token for a codec context to carry.

@@ -15,6 +15,7 @@ final class FormatContext {
         guard let context = avformat_alloc_context() else {
             throw ClipKitError.internalFailure(path: path, reason: "out of memory")
         }
+        DecoderDamageLog.forgetFormat(Int(bitPattern: context))
         let cell = DeadlineCell(deadline)
         context.pointee.interrupt_callback.callback = { opaque in
             guard let opaque else { return 0 }
@@ -42,9 +43,14 @@ final class FormatContext {
     }
 
     deinit {
+        DecoderDamageLog.forgetFormat(Int(bitPattern: pointer))
         var context: UnsafeMutablePointer<AVFormatContext>? = pointer
         avformat_close_input(&context)
     }
+
+    /// Whether the demuxer met the end of the file inside an element (Matroska's "File ended
+    /// prematurely": a cluster or block cut off), as read so far.
+    var endedInsideElement: Bool { DecoderDamageLog.endedEarly(Int(bitPattern: pointer)) }
 
     /// The deadline in a class, so libavformat's callback can reach it through a raw pointer.
     private final class DeadlineCell {

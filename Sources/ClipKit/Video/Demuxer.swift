@@ -7,6 +7,8 @@ final class Demuxer {
     let path: String
     /// Replaced only by `reopen()`.
     private var context: FormatContext
+    /// Whether reading met the end of the file inside an element (`FormatContext.endedInsideElement`).
+    var endedInsideElement: Bool { context.endedInsideElement }
     let deadline: Deadline
     /// Whether opening probed the streams by decoding (`reopen()` opens the same way).
     private let probed: Bool

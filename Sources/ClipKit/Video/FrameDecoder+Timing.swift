@@ -27,11 +27,14 @@ extension FrameDecoder {
     /// shortfall is over half a second and 3% of the length: a header that counts a last frame
     /// differently, or audio longer than the video (whose packets reach its length), says
     /// nothing (`Demuxer.shortfall`). A YUV4MPEG or Ogg file, which states no length, says so
-    /// when it ends inside a picture or page (`Demuxer.cutTailWarning`).
+    /// when it ends inside a picture or page (`Demuxer.cutTailWarning`), a Matroska file when its
+    /// demuxer met the end inside an element (`Demuxer.endedInsideElementWarning`).
     func endsShort(at end: Double) -> String? {
         guard readToEnd, !stopped else { return nil }
         if let cut = demuxer.cutTailWarning { return cut }
-        guard let short = demuxer.shortfall(from: Double(origin ?? 0) * timeBase, reached: end, wanted: options.end) else { return nil }
+        guard let short = demuxer.shortfall(from: Double(origin ?? 0) * timeBase, reached: end, wanted: options.end) else {
+            return demuxer.endedInsideElementWarning
+        }
         return String(format: "the frames end at %.3fs, short of the %.3fs the header states: the file may be cut short", end, short.stated)
     }
 

@@ -29,10 +29,13 @@ public struct StreamTiming: Sendable, Equatable {
     /// inside a picture or page (`Demuxer.cutTailWarning`).
     public var warnings: [String] {
         if let cutTail { return [cutTail] }
-        guard let shortfall else { return [] }
+        guard let shortfall else { return endedEarly.map { [$0] } ?? [] }
         return [String(format: "the packets end at %.3fs, short of the %.3fs the header states: the file may be cut short",
                        shortfall.reach, shortfall.stated)]
     }
+    /// A Matroska file whose reading ended inside an element (`Demuxer.endedInsideElementWarning`),
+    /// said when there is no shortfall to say it with.
+    var endedEarly: String?
     /// A YUV4MPEG file cut inside a picture, an Ogg file inside a page (`Demuxer.cutTailWarning`).
     var cutTail: String?
 
@@ -173,6 +176,7 @@ public struct StreamTiming: Sendable, Equatable {
         timing.duration = duration
         if let first = times.first { timing.shortfall = demuxer.shortfall(from: first, reached: duration ?? 0) }
         timing.cutTail = demuxer.cutTailWarning
+        timing.endedEarly = demuxer.endedInsideElementWarning
         return timing
     }
 }
