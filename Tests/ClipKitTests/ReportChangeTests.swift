@@ -66,6 +66,30 @@ import TestSupport
         #expect(totals?["changes"] as? [String: Int] == ["identical": 2, "timing-only": 1, "re-encoded": 1, "visual": 1, "new": 1, "removed": 1])
     }
 
+    /// A clip whose GIF failed this run (its poster made as before) is a change, not "identical"
+    /// by its posters: an output the baseline has and this run lacks trips `--fail-on visual`.
+    @Test func anOutputGoneThisRunIsAChange() throws {
+        let dir = Fixture.scratchDirectory()
+        let runs = dir.appendingPathComponent("runs")
+        try FileManager.default.createDirectory(at: runs, withIntermediateDirectories: true)
+        let gif = runs.appendingPathComponent("clip.gif"), poster = runs.appendingPathComponent("clip.png")
+        try FileManager.default.copyItem(at: Fixture.url("report/base.gif"), to: gif)
+        try FileManager.default.copyItem(at: Fixture.url("gif/expected/all_zero_delays-0.png"), to: poster)
+        var options = ReportOptions()
+        options.copyMedia = true
+        let base = [ReportTests.line("/clips/clip.mp4", outputs: [gif.path]), ReportTests.line("/clips/clip.mp4", outputs: [poster.path])]
+        _ = try ReportWriter(options: options).write(RunSet.merge([("base", base.joined(separator: "\n"))]), to: dir.appendingPathComponent("base"))
+        options.copyMedia = false
+        options.baseline = dir.appendingPathComponent("base")
+        options.failOn = [.visual]
+        let now = [ReportTests.line("/clips/clip.mp4", status: "error", error: "/clips/clip.mp4: damaged file"),
+                   ReportTests.line("/clips/clip.mp4", outputs: [poster.path])]
+        let result = try ReportWriter(options: options).write(RunSet.merge([("now", now.joined(separator: "\n"))]), to: dir.appendingPathComponent("report"))
+        let change = try #require(result.document.clips.first?.change)
+        #expect(change.kind == .visual && change.note == "no gif output this run, where the baseline has one", "\(change)")
+        #expect(result.gateFailures == ["1 clips changed visually"])
+    }
+
     @Test func bothRunsMP4sMakeASyncedCompareViewElseTheGIFs() throws {
         let dir = Fixture.scratchDirectory()
         let runs = dir.appendingPathComponent("runs")

@@ -80,6 +80,17 @@ struct ChangeClassifier {
         for output in base["outputs"] as? [[String: Any]] ?? [] {
             if let kind = output["kind"] as? String, let count = output["bytes"] as? Int { bytes[kind, default: 0] += count }
         }
+        // A clip that failed this run and lacks an output the baseline has (its command failed
+        // this time) is a change whatever the others show: a clip whose GIF failed was
+        // "identical" by its posters. (An output not asked for this run, with nothing failed, is
+        // no change: the others are compared.)
+        let baselineKinds = Set((base["outputs"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String })
+        let kindsNow = Set(clip.outputs.filter { $0.source != nil }.map(\.kind.rawValue))
+        let missing = baselineKinds.subtracting(kindsNow).sorted()
+        if !missing.isEmpty, !clip.errors.isEmpty {
+            let what = missing.joined(separator: ", ")
+            return ClipChange(kind: .visual, baselineBytes: bytes, note: "no \(what) output this run, where the baseline has \(missing.count == 1 ? "one" : "them")")
+        }
         let comparison: FrameComparison
         var baselineHref: String?
         let media = staging.appendingPathComponent("media")
