@@ -538,4 +538,14 @@ head -c $(($(wc -c <"$out/live_whole.webm") - 10)) "$out/live_whole.webm" >"$out
 say live_whole.webm "VP8 64x48 25 fps, live WebM without duration"
 say live_cut.webm "the same less its last 10 bytes"
 
+# 51. ts_intra_refresh_bframes.ts: 4 s of testsrc2 160x120 25 fps, intra refresh every second WITH
+#     B-frames (3, pyramid), MPEG-TS, the first 30% of bytes cut off: the first good frame comes
+#     out of the decoder only after the next recovery point's packet is sent, so the decode must
+#     start from the recovery point at or before that frame's own packet; ffmpeg decodes 27 frames.
+"${FF[@]}" -f lavfi -i testsrc2=s=160x120:r=25:d=4 -pix_fmt yuv420p -c:v libx264 -crf 38 \
+    -x264-params "intra-refresh=1:keyint=25:bframes=3:b-pyramid=normal:threads=1" "${BITEXACT[@]}" -f mpegts "$tmp/intra_refresh_b.ts"
+size=$(stat -c %s "$tmp/intra_refresh_b.ts")
+tail -c +$(( (size * 30 / 100 / 188) * 188 + 1 )) "$tmp/intra_refresh_b.ts" > "$out/ts_intra_refresh_bframes.ts"
+say ts_intra_refresh_bframes.ts "H.264 intra refresh with B-frames 160x120 in MPEG-TS, begins between recovery points"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

@@ -168,6 +168,12 @@ struct ReferenceDecode {
         #expect(frames.delays.count == 48 && frames.delays.reduce(0, +) == 192, "\(frames.delays)")
         #expect(explode.stderr.isEmpty, "\(explode.stderr)")
         #expect(try VideoReader(url: url).info.duration.map { abs($0 - 1.92) < 0.001 } == true)
+        // With B-frames the first good frame comes out after the next recovery point's packet
+        // was sent: decoded from that one, the stream lost a refresh (6 frames of 27).
+        let bframes = Fixture.url("video/ts_intra_refresh_bframes.ts")
+        let counted = try CLI.run(["info", bframes.path, "--count-frames", "--json"], in: scratch)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(counted.stdout.utf8)) as? [String: Any])
+        #expect(object["frame_count"] as? Int == 27 && object["duration_ms"] as? Int == 1080, "\(counted.stdout)")
     }
 
     /// An MPEG-TS of HEVC with open GOPs cut at a P picture three packets before a CRA: HEVC's

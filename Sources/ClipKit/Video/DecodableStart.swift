@@ -31,7 +31,7 @@ enum DecodableStart {
     struct Start: Equatable {
         /// The first frame's timestamp (in the stream's time base).
         var shown: Int64
-        /// The timestamp of the last key packet sent before that frame came out; nil when none had one.
+        /// The timestamp of the last key packet sent up to the frame's own packet; nil when none had one.
         var decodedFrom: Int64?
     }
 
@@ -53,8 +53,18 @@ enum DecodableStart {
         guard let packet, let frame else { return nil }
         var context: CodecContext?
         var sent = 0
-        var lastKey: Int64?
-        func found(_ time: Int64) -> Start? { time > start ? Start(shown: time, decodedFrom: lastKey) : nil }
+        // The packets sent, in order: their timestamps, and whether each was flagged key.
+        var sentPackets: [(pts: Int64, isKey: Bool)] = []
+        // The last key packet sent at or before the shown frame's own packet (with B-frames the
+        // frame comes out after later packets, a next recovery point's among them: decoded from
+        // that one, the stream lost a whole refresh), else the first key packet sent.
+        func found(_ time: Int64) -> Start? {
+            guard time > start else { return nil }
+            let own = sentPackets.firstIndex { $0.pts == time } ?? sentPackets.count - 1
+            let upToOwn = own >= 0 ? sentPackets[...own] : []
+            let key = upToOwn.last { $0.isKey } ?? sentPackets.first { $0.isKey }
+            return Start(shown: time, decodedFrom: key?.pts)
+        }
         while sent < packetLimit, !deadline.hasPassed, av_read_frame(format, packet) >= 0 {
             defer { av_packet_unref(packet) }
             guard packet.pointee.stream_index == index else { continue }
@@ -67,7 +77,9 @@ enum DecodableStart {
             }
             guard let codec = context?.pointer else { return nil }
             sent += 1
-            if packet.pointee.flags & AV_PKT_FLAG_KEY != 0, packet.pointee.pts != ck_av_nopts_value() { lastKey = packet.pointee.pts }
+            if packet.pointee.pts != ck_av_nopts_value() {
+                sentPackets.append((packet.pointee.pts, packet.pointee.flags & AV_PKT_FLAG_KEY != 0))
+            }
             if avcodec_send_packet(codec, packet) < 0 { continue }
             if let time = firstFrame(codec, frame) { return found(time) }
         }
