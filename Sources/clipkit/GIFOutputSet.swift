@@ -15,7 +15,7 @@ extension GIFCommand {
 
     /// The format an output file's extension names (`m4v` is MP4), nil when it names none.
     static func format(of path: String) -> String? {
-        let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
+        let ext = InputRunner.fileExtension(of: path)
         return ext == "m4v" ? "mp4" : formatNames.contains(ext) ? ext : nil
     }
 

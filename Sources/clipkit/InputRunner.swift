@@ -51,19 +51,31 @@ struct InputRunner {
         return directory.appendingPathComponent(name)
     }
 
-    /// Refuses an output file named for a format the command does not write: `thumb -o poster.jpg`
-    /// wrote PNG bytes under a .jpg name, `gif -o clip.txt` a GIF (ffmpeg, which picks the format
-    /// by the name too, refuses a name it cannot place). A name without an extension, a
-    /// directory and standard output are taken as they are.
+    /// Refuses an output file named for a format the command does not write (`mediaExtensions`):
+    /// `thumb -o poster.webp` wrote PNG bytes under a .webp name, `gif -o clip.txt` a GIF (ffmpeg,
+    /// which picks the format by the name too, refuses a name it cannot place). A name without
+    /// such an extension, a directory and standard output are taken as they are.
     func checkFileExtension(_ output: String) throws {
         guard let outputExtension, output != "-", !OutputPlan.isDirectoryTarget(output) else { return }
-        let named = URL(fileURLWithPath: output).pathExtension.lowercased()
+        let named = Self.fileExtension(of: output)
         let writes = writableExtensions ?? [outputExtension]
-        guard !named.isEmpty, !writes.contains(named) else { return }
+        guard Self.mediaExtensions.contains(named), !writes.contains(named) else { return }
         let names = writes.map { "." + $0 }
         let choice = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1]
         throw ClipKitError.invalidOption(name: "-o", reason: "\(output) is named .\(named), a format this command does not write; name it \(choice)")
     }
+
+    /// The extensions of picture, video and text formats a user may mean by a name: an output
+    /// named with one of them must be of that format. Other suffixes (`poster.v2`,
+    /// `clip.2024-01-01`) are part of the name.
+    static let mediaExtensions: Set<String> = [
+        "png", "apng", "jpg", "jpeg", "gif", "webp", "avif", "heic", "heif", "bmp", "tif", "tiff", "ico", "svg",
+        "mp4", "m4v", "mov", "mkv", "webm", "avi", "ts", "mpg", "mpeg", "ogv", "flv", "wmv", "y4m",
+        "txt", "json", "html", "htm", "md", "pdf",
+    ]
+
+    /// `FileSystemPath.nameExtension(of:)`.
+    static func fileExtension(of path: String) -> String { FileSystemPath.nameExtension(of: path) }
 
     /// Refuses `-o clip.gif` for several GIFs: named like the output file, it is surely not meant as
     /// a directory (an existing directory of that name is used as it is).
@@ -105,6 +117,12 @@ struct InputRunner {
             // CI job's every preview, before anything was written). Decided over all inputs,
             // before sharding, so every shard and `--jobs` fails the same ones. Names are compared
             // as bytes (é and e + U+0301 are two files). The same input twice is a usage error.
+            var given = Set<[UInt8]>()
+            for input in inputs where input.problem == nil {
+                guard given.insert(FileSystemPath.bytes(input.url.standardizedFileURL.path)).inserted else {
+                    throw ClipKitError.invalidOption(name: "-o", reason: "\(StandardStreams.shown(input.url.path)) is given twice; give it once")
+                }
+            }
             var claimed: [[UInt8]: Int] = [:]
             for (index, (input, destination)) in zip(inputs, destinations).enumerated() where input.problem == nil {
                 let key = FileSystemPath.bytes(destination.standardizedFileURL.path)
@@ -113,13 +131,10 @@ struct InputRunner {
                     continue
                 }
                 let other = inputs[first]
-                if other.url.standardizedFileURL.path == input.url.standardizedFileURL.path {
-                    throw ClipKitError.invalidOption(name: "-o", reason: "\(StandardStreams.shown(other.url.path)) is given twice; give it once")
-                }
                 let shown = StandardStreams.shown(destination.standardizedFileURL.path)
+                // The input's own path (printed as "-" for standard input when the line is).
                 func collision(_ path: String, with rival: String) -> ClipKitError {
-                    .outputFailed(path: StandardStreams.shown(path),
-                                  reason: "\(shown) would also be written from \(StandardStreams.shown(rival)); convert them in separate runs or rename one")
+                    .outputFailed(path: path, reason: "\(shown) would also be written from \(StandardStreams.shown(rival)); convert them in separate runs or rename one")
                 }
                 if inputs[first].problem == nil { inputs[first].problem = collision(other.url.path, with: input.url.path) }
                 inputs[index].problem = collision(input.url.path, with: other.url.path)

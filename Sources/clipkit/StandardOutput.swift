@@ -17,7 +17,8 @@ enum StandardOutput {
             let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                return errno == EPIPE ? "stdout was closed" : "cannot write to standard output: \(String(cString: strerror(errno)))"
+                // EBADF: closed by the caller (`>&-`; main opens it read-only in its place).
+                return errno == EPIPE || errno == EBADF ? "stdout was closed" : "cannot write to standard output: \(String(cString: strerror(errno)))"
             }
             offset += written
         }

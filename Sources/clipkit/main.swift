@@ -23,6 +23,18 @@ if let now = getenv("LD_BIND_NOW"), now.pointee != 0 {
     execv("/proc/self/exe", CommandLine.unsafeArgv)
 }
 
+// A standard stream the caller closed (`2>&-`, `>&-`) is /dev/null opened for reading, so it
+// stays closed to writes (EBADF: stdout's are that input's error, stderr's are dropped), and the
+// next file opened does not take its number (an epoll descriptor of Dispatch's took 2, and what
+// was meant for stderr went to it; an output's temp file could have taken 1).
+for descriptor: Int32 in 0...2 where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+    let opened = open("/dev/null", O_RDONLY)
+    if opened >= 0, opened != descriptor {
+        dup2(opened, descriptor)
+        close(opened)
+    }
+}
+
 // No command at all is bad usage (as git and ffmpeg treat it): the help, on standard error, exit 2.
 if CommandLine.argc < 2 {
     StandardError.write(Clipkit.helpMessage() + "\n")

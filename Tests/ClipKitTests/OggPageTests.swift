@@ -15,13 +15,15 @@ struct OggPageTests {
             return Array("OggS".utf8) + [UInt8](repeating: 0, count: 22) + [UInt8(lacing.count)] + lacing + data
         }
         let pages = page([UInt8](repeating: 7, count: 300)) + page([1, 2, 3]) + page([UInt8](repeating: 9, count: 40))
-        func check(_ bytes: [UInt8], startsFile: Bool = true) -> (have: Int, need: Int)? {
+        func check(_ bytes: [UInt8], startsFile: Bool = true) -> (have: Int, need: Int?)? {
             bytes.withUnsafeBytes { Demuxer.partialOggPage(in: $0, startsFile: startsFile) }
         }
         #expect(check(pages) == nil)
         let cut = check(Array(pages.dropLast(10)))
         #expect(cut?.have == 28 + 40 - 10 && cut?.need == 28 + 40)
-        #expect(check(Array(pages.dropLast(60)))?.need == 27)
+        // Cut inside the last page's header: its size is not known.
+        let header = check(Array(pages.dropLast(60)))
+        #expect(header?.have == 8 && header.map { $0.need == nil } == true)
         // From inside the first page (a tail window): the chain from the second page on.
         #expect(check(Array(pages.dropFirst(100).dropLast(10)), startsFile: false)?.have == 58)
         #expect(check(Array(pages.dropFirst(100)), startsFile: false) == nil)

@@ -58,8 +58,13 @@ import TestSupport
             failed += try lines(part.stdout).filter { $0.status == "error" }.map { URL(fileURLWithPath: $0.input).lastPathComponent }
         }
         #expect(failed.sorted() == ["clip.mp4", "clip.webm"])
-        // The same input twice is still bad usage.
+        // The same input twice is still bad usage, wherever it comes among colliding ones.
         #expect(try CLI.run(["thumb", media.path + "/other.mp4", media.path + "/other.mp4", "-o", "twice/"], in: dir).status == 2)
+        let clip = media.path + "/clip.mp4", webm = media.path + "/clip.webm"
+        for order in [[clip, webm, webm], [webm, webm, clip]] {
+            let twice = try CLI.run(["thumb"] + order + ["-o", "twice/"], in: dir)
+            #expect(twice.status == 2 && twice.stderr == "clipkit: -o: \(webm) is given twice; give it once\n", "\(order): \(twice.stderr)")
+        }
     }
 
     @Test func recursiveBatchWithJSONAndIncrementalRerun() throws {

@@ -101,10 +101,17 @@ import Glibc
         }
         #expect(CLI.files(in: dir).isEmpty)
         for arguments in [["thumb", Self.clip.path, "-o", "poster"], ["thumb", Self.clip.path, "-o", "P.PNG"], ["gif", Self.clip.path, "-o", "clip"],
-                          ["gif", Self.clip.path, "-o", "c.M4V", "--width", "32"], ["gif", Self.clip.path, "-o", "/dev/null"]] {
+                          ["gif", Self.clip.path, "-o", "c.M4V", "--width", "32"], ["gif", Self.clip.path, "-o", "/dev/null"],
+                          // A suffix that names no format is part of the name.
+                          ["thumb", Self.clip.path, "-o", "shot.v2"], ["gif", Self.clip.path, "-o", "anim.2024-01-01"]] {
             let run = try CLI.run(arguments + ["-q"], in: dir)
             #expect(run.status == 0, "\(arguments): \(run.stderr)")
         }
+        // A name that is all extension is that format: `.webp` an animated WebP, `.jpg` a JPEG.
+        #expect(try CLI.run(["gif", Self.clip.path, "-o", ".webp", "--width", "32", "-q"], in: dir).status == 0)
+        #expect(try Data(contentsOf: dir.appendingPathComponent(".webp")).prefix(4) == Data("RIFF".utf8))
+        #expect(try CLI.run(["thumb", Self.clip.path, "-o", ".jpg", "-q"], in: dir).status == 0)
+        #expect(try Data(contentsOf: dir.appendingPathComponent(".jpg")).prefix(2) == Data([0xFF, 0xD8]))
     }
 
     /// Standard error that cannot be written (`2>/dev/full`, `2>&-`, a pipe whose reader is gone)
@@ -135,6 +142,14 @@ import Glibc
             let fine = try CLI.run(["thumb", Self.clip.path, "-o", out.appendingPathComponent("t.png").path], in: dir, standardError: sink())
             #expect(fine.status == 0, "\(name)")
         }
+        // Closed (`2>&-`, through a shell): the same batch, and stdout closed too (`>&-`) fails
+        // the JSON lines' inputs as "stdout was closed" instead of writing them anywhere else.
+        let closed = dir.appendingPathComponent("out-closed").path
+        let shell = "\"$0\" gif \"$1\" \"$2\" \"$3\" -o \"$4/\" --width 32 2>&-"
+        #expect(try CLI.runTool("/bin/sh", ["-c", shell, CLI.binary.path, Self.clip.path, bad.path, second.path, closed]) == 1)
+        #expect(CLI.files(in: URL(fileURLWithPath: closed)) == [Self.clip.deletingPathExtension().lastPathComponent + ".gif", "second.gif"])
+        let json = "\"$0\" info --json \"$1\" >&- 2>&-"
+        #expect(try CLI.runTool("/bin/sh", ["-c", json, CLI.binary.path, Self.clip.path]) == 1)
     }
 
     /// Standard output that fails (`> /dev/full`) is named as it is, with the input, in one line:

@@ -13,7 +13,7 @@ struct ConversionOutputs: Sendable {
     init(_ outputs: [URL], poster: URL?) throws {
         self.poster = poster
         for output in outputs {
-            if let format = AnimationFormat(pathExtension: output.pathExtension.lowercased()) {
+            if let format = AnimationFormat(pathExtension: FileSystemPath.nameExtension(of: output.path)) {
                 guard !animations.contains(where: { $0.format == format }) else {
                     throw ClipKitError.invalidOption(name: "-o", reason: "one \(format.rawValue) output per input: the second would be the same file")
                 }

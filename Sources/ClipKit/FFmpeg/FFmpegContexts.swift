@@ -73,14 +73,14 @@ final class CodecContext {
         pointer = context
     }
 
-    /// Makes `context` crop its pictures exactly as the stream says (`AV_CODEC_FLAG_UNALIGNED`).
+    /// Asks `context` to crop its pictures exactly as the stream says (`AV_CODEC_FLAG_UNALIGNED`).
     /// An H.264 or HEVC stream may crop its coded picture on any side (1920x1088 coded, shown
     /// 1920x1080; a camera's or a re-encode's crop from the left or top). libavcodec applies a
     /// left or top crop only as far as keeps the planes aligned in memory, so a crop of 16 columns
     /// from the left came out as none: the thumbnail 636 wide where the stream (and `info`) says
     /// 620, and GIFs squeezed the 636 columns into 620. With the flag the planes start where the
     /// crop does, unaligned, which libswscale reads as it reads any frame.
-    static func cropsExactly(_ context: UnsafeMutablePointer<AVCodecContext>) {
+    static func requestExactCropping(_ context: UnsafeMutablePointer<AVCodecContext>) {
         context.pointee.flags |= Int32(AV_CODEC_FLAG_UNALIGNED)
     }
 
@@ -92,7 +92,7 @@ final class CodecContext {
         guard let context = try? CodecContext(codec: decoder, path: path),
               avcodec_parameters_to_context(context.pointer, stream.pointee.codecpar) >= 0 else { return nil }
         context.pointer.pointee.pkt_timebase = stream.pointee.time_base
-        cropsExactly(context.pointer)
+        requestExactCropping(context.pointer)
         context.pointer.pointee.thread_count = 1
         if let maxPixels { context.pointer.pointee.max_pixels = Int64(maxPixels) }
         return avcodec_open2(context.pointer, decoder, nil) >= 0 ? context : nil

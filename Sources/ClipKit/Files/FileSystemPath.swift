@@ -18,6 +18,14 @@ import Foundation
 /// are never `/`, `.` or NUL). Messages show the escapes as `\xFF` (`display(_:)`), JSON as
 /// documented in the README ("JSON reports").
 public enum FileSystemPath {
+    /// The lowercased text after the last dot of `path`'s file name, a leading dot's too (`.jpg`
+    /// names a JPEG to a user, though `URL.pathExtension` sees no extension in it); "" without one.
+    public static func nameExtension(of path: String) -> String {
+        let name = (path as NSString).lastPathComponent
+        guard let dot = name.lastIndex(of: ".") else { return "" }
+        return String(name[name.index(after: dot)...]).lowercased()
+    }
+
     /// The first scalar of the escape block; byte `b` (0x80...0xFF) is `escapeBase + b`.
     static let escapeBase: UInt32 = 0xEF00
 

@@ -8,13 +8,13 @@ extension Demuxer {
     static let largestOggPage = 27 + 255 + 255 * 255
 
     /// An Ogg file (Theora, VP8 in Ogg) cut inside a page: the bytes of it there are and the
-    /// page's size (27 when the cut falls in its header). libavformat drops such a page without
+    /// page's size (nil when the cut falls in its header, which holds the size). libavformat drops such a page without
     /// a word, and Ogg states no length (its duration is the last whole page's granule), so
     /// nothing else tells a cut file from a whole one; ffmpeg says nothing either. The file's
     /// own tail is read: from the first `OggS` in it whose pages follow each other, each where
     /// the one before says it ends, to the end of the file. Nil for other formats, whole files,
     /// and tails whose pages do not chain (something other than Ogg pages after the last one).
-    func partialOggPage() -> (have: Int, need: Int)? {
+    func partialOggPage() -> (have: Int, need: Int?)? {
         guard String(cString: format.pointee.iformat.pointee.name) == "ogg",
               let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
@@ -29,7 +29,7 @@ extension Demuxer {
     /// `partialOggPage()` of a file's last `bytes` (the whole file when `startsFile`).
     /// A chain is taken only when it starts at the file's start or holds a whole page before the
     /// cut one, so an `OggS` inside a packet's data does not pass for a page.
-    static func partialOggPage(in bytes: UnsafeRawBufferPointer, startsFile: Bool) -> (have: Int, need: Int)? {
+    static func partialOggPage(in bytes: UnsafeRawBufferPointer, startsFile: Bool) -> (have: Int, need: Int?)? {
         let count = bytes.count
         func isPageStart(_ at: Int) -> Bool {
             at + 5 <= count && bytes[at] == 0x4F && bytes[at + 1] == 0x67 && bytes[at + 2] == 0x67 && bytes[at + 3] == 0x53
@@ -42,13 +42,14 @@ extension Demuxer {
             while true {
                 guard at < count else { return nil }  // the pages end where the file does: whole
                 let left = count - at
+                // Cut inside the header or its lacing values: the page's size is not known.
                 guard left >= 27 else {
-                    if pages > 0 || (startsFile && candidate == 0) { return (left, 27) }
+                    if pages > 0 || (startsFile && candidate == 0) { return (left, nil) }
                     break
                 }
                 let segments = Int(bytes[at + 26])
                 guard left >= 27 + segments else {
-                    if pages > 0 || (startsFile && candidate == 0) { return (left, 27 + segments) }
+                    if pages > 0 || (startsFile && candidate == 0) { return (left, nil) }
                     break
                 }
                 var page = 27 + segments
@@ -67,7 +68,10 @@ extension Demuxer {
 
     /// `partialOggPage()` as a warning.
     var partialOggPageWarning: String? {
-        partialOggPage().map { "the file ends inside an Ogg page (\($0.have) of its \($0.need) bytes), which is left out: it may be cut short" }
+        partialOggPage().map { page in
+            let part = page.need.map { "\(page.have) of its \($0) bytes" } ?? "the first \(page.have) bytes of its header"
+            return "the file ends inside an Ogg page (\(part)), which is left out: it may be cut short"
+        }
     }
 
     /// A file of a format that states no length, cut where libavformat drops what is left without

@@ -50,7 +50,7 @@ final class FrameDecoder: FrameProducer {
         var status = avcodec_parameters_to_context(context, stream.pointee.codecpar)
         if status < 0 { throw ClipKitError.corrupt(path: demuxer.path, reason: ffmpegMessage(status)) }
         context.pointee.pkt_timebase = stream.pointee.time_base
-        CodecContext.cropsExactly(context)
+        CodecContext.requestExactCropping(context)
         context.pointee.thread_count = Int32(Self.threadCount(info: info, options: options))
         // Frame threads add a frame of latency per thread: wasted when only the first frame is
         // wanted. HEVC and MPEG-1/2 decode on slice threads only (`slicesSuffice`).
