@@ -46,10 +46,11 @@ extension FrameDecoder {
         let byFrames = lastTime + step
         // A single picture (a title card, a still over audio) is shown for the whole clip, unless
         // the file's packets end well short of it: a file cut after its first frame (a Matroska
-        // file cut at 10% gave a 2 s GIF of its one frame, and no word of the cut).
+        // file cut at 10% gave a 2 s GIF of its one frame, and no word of the cut). Decoding
+        // keyframes only, one picture says nothing of the others: the clip's length stands.
         if decoded == 1, let whole = [demuxer.info.duration, demuxer.containerDuration].compactMap({ $0 }).max(),
            whole > lastTime,
-           !(readToEnd && !stopped && demuxer.shortfall(from: Double(origin ?? 0) * timeBase, reached: byFrames) != nil) {
+           options.keyframesOnly || !(readToEnd && !stopped && demuxer.shortfall(from: Double(origin ?? 0) * timeBase, reached: byFrames) != nil) {
             return whole
         }
         // A header that gives the last frame no real duration stops at the last timestamp
