@@ -181,6 +181,20 @@ def synced_video_checks(driver):
     check("synced videos: playing on from the seek, within 0.1 s", again[1][0] > middle and abs(again[0][0] - again[1][0]) <= 0.1, str(again))
 
 
+def narrow_checks(driver, url):
+    # A phone's width (390 px): nothing wider than the screen (a long path in an error line made
+    # the page 465 wide), and each output's JSON line as wide as the page, not a column of 6
+    # characters a line (the outputs table stacks its cells).
+    driver.set_window_size(390, 844)
+    driver.get(url)
+    load_everything(driver)
+    widths = driver.execute_script("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    check("390 px wide: no sideways scrolling", widths[0] <= widths[1], str(widths))
+    codes = driver.execute_script("return [...document.querySelectorAll('table.outputs td code')].map(c => c.getBoundingClientRect().width)")
+    check("390 px wide: JSON lines span the page", codes and min(codes) > 250, str(codes))
+    driver.set_window_size(1366, 900)
+
+
 def reduced_motion_checks(url):
     driver = browser(reduced_motion=True)
     try:
@@ -243,6 +257,7 @@ def main():
         try:
             check_page(driver, file_url, "file://", out)
             check_page(driver, http_url, "http+CSP", out)
+            narrow_checks(driver, http_url)
             driver.get(http_url.replace("/report/", "/again/"))
             load_everything(driver)
             check("baseline page: compare views added", len(driver.find_elements(By.CSS_SELECTOR, ".compare-controls button")) >= 3)

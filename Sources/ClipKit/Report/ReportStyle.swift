@@ -41,6 +41,7 @@ enum ReportStyle {
     .card .meta { margin: 0; color: var(--muted); font-size: .8rem; }
     .noposter { display: flex; height: 100%; align-items: center; justify-content: center; color: var(--muted); }
     section.clip { border-top: 1px solid var(--line); padding-top: .5rem; margin-top: 1rem; scroll-margin-top: 5rem; }
+    section.clip h2, section.clip p { overflow-wrap: anywhere; }
     .outputs th, .outputs td { overflow-wrap: normal; }
     .outputs td:nth-child(2), .outputs code { overflow-wrap: anywhere; }
     .outputs td:nth-child(2) { min-width: 8ch; }
@@ -78,6 +79,14 @@ enum ReportStyle {
     .help dt { font-weight: bold; float: left; width: 4rem; }
     footer { margin-top: 2rem; color: var(--muted); font-size: .8rem; }
     @media (max-width: 600px) { body { padding: .5rem; } .cards { grid-template-columns: repeat(2, 1fr); } .filters { position: static; } }
+    @media (max-width: 600px) {
+      .outputs, .outputs tbody, .outputs tr, .outputs td { display: block; }
+      .outputs tr:first-child { display: none; }
+      .outputs tr { border-top: 1px solid var(--line); padding: .25rem 0; }
+      .outputs td { border: 0; padding: .05rem 0; min-width: 0; }
+      .outputs td:nth-child(-n+3) { display: inline-block; margin-right: .75rem; }
+      .outputs code { font-size: .75rem; }
+    }
     @media (prefers-reduced-motion: reduce) { * { scroll-behavior: auto !important; transition: none !important; } }
 
     """#
