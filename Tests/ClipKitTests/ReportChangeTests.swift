@@ -66,6 +66,34 @@ import TestSupport
         #expect(totals?["changes"] as? [String: Int] == ["identical": 2, "timing-only": 1, "re-encoded": 1, "visual": 1, "new": 1, "removed": 1])
     }
 
+    /// The same tree checked out in another place (CI workspaces differ between runners): clips
+    /// are matched by their path under the directory each run's inputs share, so nothing is
+    /// new or removed (every clip was both, and --fail-on visual passed).
+    @Test func anotherCheckoutPlaceMatchesTheSameClips() throws {
+        let dir = Fixture.scratchDirectory()
+        let runs = dir.appendingPathComponent("runs")
+        try FileManager.default.createDirectory(at: runs, withIntermediateDirectories: true)
+        var base: [String] = [], now: [String] = []
+        for (index, name) in ["a", "sub/b", "gone"].enumerated() {
+            let before = runs.appendingPathComponent("\(index)-before.gif"), after = runs.appendingPathComponent("\(index)-after.gif")
+            try FileManager.default.copyItem(at: Fixture.url("report/base.gif"), to: before)
+            try FileManager.default.copyItem(at: Fixture.url(index == 1 ? "report/changed.gif" : "report/base.gif"), to: after)
+            base.append(ReportTests.line("/builds/runner-1/project/media/\(name).mp4", outputs: [before.path]))
+            if name != "gone" { now.append(ReportTests.line("/home/ci/work/project@2/media/\(name).mp4", outputs: [after.path])) }
+        }
+        var options = ReportOptions()
+        options.copyMedia = true
+        _ = try ReportWriter(options: options).write(RunSet.merge([("base", base.joined(separator: "\n"))]), to: dir.appendingPathComponent("base"))
+        options.copyMedia = false
+        options.baseline = dir.appendingPathComponent("base")
+        let result = try ReportWriter(options: options).write(RunSet.merge([("now", now.joined(separator: "\n"))]), to: dir.appendingPathComponent("report"))
+        let classes = Dictionary(uniqueKeysWithValues: result.document.clips.map { ($0.input, $0.change?.kind) })
+        #expect(classes["/home/ci/work/project@2/media/a.mp4"] == .identical)
+        #expect(classes["/home/ci/work/project@2/media/sub/b.mp4"] == .visual)
+        #expect(result.document.removed == ["/builds/runner-1/project/media/gone.mp4"])
+        #expect(ChangeClassifier.relativeNames(["/w/x/a.mp4", "/w/x/s/b.mp4", "-"]) == ["/w/x/a.mp4": "a.mp4", "/w/x/s/b.mp4": "s/b.mp4"])
+    }
+
     /// A clip whose GIF failed this run (its poster made as before) is a change, not "identical"
     /// by its posters: an output the baseline has and this run lacks trips `--fail-on visual`.
     @Test func anOutputGoneThisRunIsAChange() throws {

@@ -36,14 +36,28 @@ struct ChangeClassifier {
 
     func compare(_ current: [ReportClip], staging: URL) throws -> Comparison {
         var result: [ReportClip] = []
-        let inputs = Set(current.map { NameBytes($0.input) })
+        // Each clip's baseline: the one of its input's path, else the one at its place under the
+        // directory all of each run's inputs share (two checkouts of one tree in different
+        // workspaces, as CI runners make them: every clip was new and removed at once).
+        let relativeNow = Self.relativeNames(current.map(\.input))
+        let baselineInputs = Array(clips.values.map(\.input))
+        let relativeBase = Self.relativeNames(baselineInputs)
+        var byRelative: [NameBytes: NameBytes] = [:]
+        for input in baselineInputs { if let relative = relativeBase[input] { byRelative[NameBytes(relative)] = NameBytes(input) } }
+        func baselineKey(of input: String) -> NameBytes? {
+            if clips[NameBytes(input)] != nil { return NameBytes(input) }
+            return relativeNow[input].flatMap { byRelative[NameBytes($0)] }
+        }
+        var matched = Set<NameBytes>()
         for var clip in current {
+            let key = baselineKey(of: clip.input)
+            if let key { matched.insert(key) }
             // A failed input with nothing written has nothing to compare (its error is the news).
             if !clip.outputs.contains(where: { $0.source != nil }) {
                 result.append(clip)
                 continue
             }
-            guard let base = clips[NameBytes(clip.input)]?.clip else {
+            guard let key, let base = clips[key]?.clip else {
                 clip.change = ClipChange(kind: .new)
                 result.append(clip)
                 continue
@@ -51,8 +65,27 @@ struct ChangeClassifier {
             clip.change = try classify(clip, base, staging: staging)
             result.append(clip)
         }
-        let removed = clips.filter { !inputs.contains($0.key) }.map(\.value.input)
+        let removed = clips.filter { !matched.contains($0.key) }.map(\.value.input)
         return Comparison(clips: result, removed: removed.sorted(by: NameBytes.precedes))
+    }
+
+    /// Each input's path under the longest directory all of `inputs` share (a lone input's: its
+    /// name); standard input ("-") and relative paths have none.
+    static func relativeNames(_ inputs: [String]) -> [String: String] {
+        let absolute = inputs.filter { $0.hasPrefix("/") }
+        guard let first = absolute.first else { return [:] }
+        var common = Array((first as NSString).pathComponents.dropLast())
+        for input in absolute.dropFirst() {
+            let directory = (input as NSString).pathComponents.dropLast()
+            var shared = 0
+            while shared < min(common.count, directory.count), common[shared] == directory[directory.startIndex + shared] { shared += 1 }
+            common = Array(common.prefix(shared))
+        }
+        var names: [String: String] = [:]
+        for input in absolute {
+            names[input] = NSString.path(withComponents: Array((input as NSString).pathComponents.dropFirst(common.count)))
+        }
+        return names
     }
 
     /// The baseline's file of `kind`, found through its href relative to the baseline report.
