@@ -23,6 +23,18 @@ import TestSupport
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// summary.md lists a clip once: one in the problems table (a warning here) is not among
+    /// "Other clips" too (a review found seven there twice).
+    @Test func summaryListsEachClipOnce() throws {
+        let lines = [Self.line("/clips/warned.mp4", extra: ["warnings": ["damaged video data: 1 picture decoded with errors"]]),
+                     Self.line("/clips/fine.mp4")]
+        let dir = Fixture.scratchDirectory()
+        let result = try ReportWriter().write(RunSet.merge([("run.jsonl", lines.joined(separator: "\n"))]), to: dir.appendingPathComponent("report"))
+        let markdown = try String(contentsOf: result.directory.appendingPathComponent("summary.md"), encoding: .utf8)
+        #expect(markdown.components(separatedBy: "warned.mp4").count - 1 == 1, "\(markdown)")
+        #expect(markdown.contains("Other clips (1)") && markdown.contains("fine.mp4"), "\(markdown)")
+    }
+
     @Test func hostileNamesAreEscapedInHTMLAndMarkdown() throws {
         let text = Self.hostile.map { Self.line("/clips/" + $0, status: "error", error: "/clips/\($0): no such file") }.joined(separator: "\n")
         let runs = RunSet.merge([("run.jsonl", text)])

@@ -67,7 +67,10 @@ struct ClipSection {
             }
             for (index, output) in rows.enumerated() {
                 let name = e(ReportPage.baseName(output.path))
-                let link = output.href.map { "<a href=\"\($0)\">\(name)</a>" } ?? "\(name) <em>(missing)</em>"
+                // A directory is linked by the file that describes it: static hosts (GitHub
+                // Pages, S3) answer 404 for a directory without an index.
+                let file = output.kind == .storyboard ? "/storyboard.vtt" : output.kind == .frames ? "/frames.json" : ""
+                let link = output.href.map { "<a href=\"\($0)\(file)\">\(name)</a>" } ?? "\(name) <em>(missing)</em>"
                 var bytes = output.bytes.map { "\($0)" } ?? ""
                 if let before = clip.change?.baselineBytes[output.kind.rawValue], let now = output.bytes {
                     bytes += " (\(now - before >= 0 ? "+" : "")\(now - before))"

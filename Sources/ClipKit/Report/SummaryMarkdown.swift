@@ -12,14 +12,17 @@ enum SummaryMarkdown {
         for note in report.runNotes { head += "- \(m(note))\n" }
         if !report.runNotes.isEmpty { head += "\n" }
         var rows: [String] = []
-        for problem in report.problems { rows.append("| \(link(problem.clip, options)) | \(problem.kind) | \(m(problem.text)) |") }
+        let problems = report.problems
+        for problem in problems { rows.append("| \(link(problem.clip, options)) | \(problem.kind) | \(m(problem.text)) |") }
+        // A clip in the table above (a warning, a budget) is not listed again among the others.
+        let listed = Set(problems.map(\.clip.id))
         for clip in report.clips {
             if let change = clip.change, change.kind != .identical, change.kind != .visual {
                 rows.append("| \(link(clip, options)) | \(change.kind.rawValue) | \(image(clip, options)) |")
             }
         }
         var rest: [String] = []
-        for clip in report.clips where clip.status != "error" && !(clip.change.map { $0.kind != .identical } ?? false) {
+        for clip in report.clips where clip.status != "error" && !listed.contains(clip.id) && !(clip.change.map { $0.kind != .identical } ?? false) {
             rest.append("| \(link(clip, options)) | \(clip.status) | \(ReportPage.bytes(clip.bytes)) |")
         }
         let limit = max(options.markdownMax, 512)
