@@ -174,6 +174,14 @@ import TestSupport
         #expect(try CLI.run(["report", runs.path, "-o", "r", "--single-file", "small.html", "--max-inline", "10KB"], in: dir).status == 0)
         let small = try String(contentsOf: dir.appendingPathComponent("small.html"), encoding: .utf8)
         #expect(!small.contains("data:image/gif"))
+        // What stays a link is linked from where the page is (it was relative to the report
+        // directory: opened where it was written, every GIF beyond the cap was broken).
+        let left = Self.links(in: small).filter { !$0.hasPrefix("#") && !$0.hasPrefix("data:") }
+        #expect(!left.isEmpty)
+        for link in left {
+            let path = dir.appendingPathComponent(link.removingPercentEncoding ?? link).standardizedFileURL.path
+            #expect(FileManager.default.fileExists(atPath: path), "\(link)")
+        }
         #expect(small.components(separatedBy: "<img class=\"poster\" src=\"data:image/png;base64,").count == 3)
         #expect(CLI.files(in: dir).allSatisfy { !$0.contains(".clipkit-") })
     }

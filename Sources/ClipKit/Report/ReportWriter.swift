@@ -47,7 +47,8 @@ public struct ReportWriter: Sendable {
         }
         try staging.commit()
         if let single = options.singleFile {
-            let page = SingleFilePage(directory: target, maxInline: options.maxInline).html(from: ReportPage(report: document).html())
+            let page = SingleFilePage(directory: target, maxInline: options.maxInline, location: single.deletingLastPathComponent())
+                .html(from: ReportPage(report: document).html())
             try AtomicFile.write(Array(page.utf8), to: single)
         }
         return ReportResult(directory: target, document: document, gateFailures: gates(document))

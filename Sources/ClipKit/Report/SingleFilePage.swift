@@ -8,6 +8,10 @@ import Foundation
 struct SingleFilePage {
     let directory: URL
     let maxInline: Int
+    /// The directory the page is written to: what stays a link (media beyond `maxInline`) is
+    /// linked from there, so the page works where it is written (its links were relative to the
+    /// report directory: opened beside it, every GIF beyond the cap was a broken image).
+    var location: URL?
 
     func html(from page: String) -> String {
         var html = page
@@ -28,7 +32,24 @@ struct SingleFilePage {
             guard let url = file(reference), let data = FileSystemPath.contentsOfRegularFile(url.path, limit: Int.max - 1) else { continue }
             html = html.replacingOccurrences(of: "\"\(reference)\"", with: "\"data:\(Self.mimeType(url));base64,\(data.base64EncodedString())\"")
         }
+        if let location, let prefix = Self.link(from: location, to: directory), !prefix.isEmpty {
+            for reference in Self.references(in: html) {
+                html = html.replacingOccurrences(of: "\"\(reference)\"", with: "\"\(prefix)/\(reference)\"")
+            }
+        }
         return html
+    }
+
+    /// A relative URL path from directory `from` to directory `to` ("" when they are one), its
+    /// names percent-encoded; nil when it cannot be spelled.
+    static func link(from: URL, to: URL) -> String? {
+        let a = from.standardizedFileURL.pathComponents, b = to.standardizedFileURL.pathComponents
+        var shared = 0
+        while shared < min(a.count, b.count), a[shared] == b[shared] { shared += 1 }
+        let up = Array(repeating: "..", count: a.count - shared)
+        let down = b[shared...].map { $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/;?#"))) }
+        guard !down.contains(nil) else { return nil }
+        return (up + down.compactMap { $0 }).joined(separator: "/")
     }
 
     /// The regular file a relative reference names, if it is one.
