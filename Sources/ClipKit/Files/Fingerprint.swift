@@ -105,26 +105,24 @@ public struct Fingerprint: Sendable, Hashable, CustomStringConvertible {
 
     /// The first `bytes` bytes of a regular file (all of a shorter one).
     private static func head(of url: URL, bytes: Int) -> [UInt8]? {
-        let fd = open(FileSystemPath.cString(url.path), O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        var buffer = [UInt8](repeating: 0, count: min(bytes, Int(info.st_size)))
-        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        guard count == buffer.count else { return nil }
-        return buffer
+        read(url) { _ in 0..<bytes }
     }
 
-    /// The last `bytes` bytes of a regular file.
+    /// The last `bytes` bytes of a regular file (all of a shorter one).
     private static func tail(of url: URL, bytes: Int) -> [UInt8]? {
+        read(url) { size in (size - bytes)..<size }
+    }
+
+    /// The bytes of a regular file in the range `range` gives for its size (clamped to the file).
+    private static func read(_ url: URL, range: (Int) -> Range<Int>) -> [UInt8]? {
         let fd = open(FileSystemPath.cString(url.path), O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        let start = max(0, Int(info.st_size) - bytes)
-        var buffer = [UInt8](repeating: 0, count: Int(info.st_size) - start)
+        let size = Int(info.st_size), wanted = range(size)
+        let start = max(0, wanted.lowerBound), end = min(size, wanted.upperBound)
+        var buffer = [UInt8](repeating: 0, count: max(0, end - start))
         let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(start)) }
         guard count == buffer.count else { return nil }
         return buffer
