@@ -7,7 +7,7 @@ extension GIFCommand {
     /// One GIF from several files (image frames, or a manifest and its frames).
     func runSingle(named: URL, inputs: [URL], _ convert: (URL) throws -> GIFResult) throws {
         try InputRunner.validate {
-            if let file = output.first { try InputRunner(batch: batch, outputExtension: "gif", fingerprintOptions: "").checkFileExtension(file) }
+            if let file = output.first { try InputRunner.checkFileExtension(file, writes: ["gif"]) }
             do {
                 try OutputPlan.prepare(output: output.first)
             } catch let error as ClipKitError {

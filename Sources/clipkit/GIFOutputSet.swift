@@ -15,7 +15,7 @@ extension GIFCommand {
 
     /// The format an output file's extension names (`m4v` is MP4), nil when it names none.
     static func format(of path: String) -> String? {
-        let ext = InputRunner.fileExtension(of: path)
+        let ext = FileSystemPath.nameExtension(of: path)
         return ext == "m4v" ? "mp4" : formatNames.contains(ext) ? ext : nil
     }
 

@@ -56,10 +56,15 @@ struct InputRunner {
     /// which picks the format by the name too, refuses a name it cannot place). A name without
     /// such an extension, a directory and standard output are taken as they are.
     func checkFileExtension(_ output: String) throws {
-        guard let outputExtension, output != "-", !OutputPlan.isDirectoryTarget(output) else { return }
-        let named = Self.fileExtension(of: output)
-        let writes = writableExtensions ?? [outputExtension]
-        guard Self.mediaExtensions.contains(named), !writes.contains(named) else { return }
+        guard let outputExtension else { return }
+        try Self.checkFileExtension(output, writes: writableExtensions ?? [outputExtension])
+    }
+
+    /// `checkFileExtension(_:)` for a command that writes files named with one of `writes`.
+    static func checkFileExtension(_ output: String, writes: [String]) throws {
+        guard output != "-", !OutputPlan.isDirectoryTarget(output) else { return }
+        let named = FileSystemPath.nameExtension(of: output)
+        guard mediaExtensions.contains(named), !writes.contains(named) else { return }
         let names = writes.map { "." + $0 }
         let choice = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1]
         throw ClipKitError.invalidOption(name: "-o", reason: "\(output) is named .\(named), a format this command does not write; name it \(choice)")
@@ -73,9 +78,6 @@ struct InputRunner {
         "mp4", "m4v", "mov", "mkv", "webm", "avi", "ts", "mpg", "mpeg", "ogv", "flv", "wmv", "y4m",
         "txt", "json", "html", "htm", "md", "pdf",
     ]
-
-    /// `FileSystemPath.nameExtension(of:)`.
-    static func fileExtension(of path: String) -> String { FileSystemPath.nameExtension(of: path) }
 
     /// Refuses `-o clip.gif` for several GIFs: named like the output file, it is surely not meant as
     /// a directory (an existing directory of that name is used as it is).
@@ -243,9 +245,8 @@ struct InputRunner {
     }
 
     /// One line on stderr, whatever the text holds: control characters (a newline in a file
-    /// name) and bytes of names that are not UTF-8 are escaped, so each failure stays one line.
-    /// One error line; the private copies standing for standard input and output (`-`) are
-    /// named `-` as they were given, wherever the text names them.
+    /// name) and bytes of names that are not UTF-8 are escaped, so each failure stays one line,
+    /// and the private copies standing for standard input and output are named `-` as given.
     static func printError(_ text: String) {
         StandardError.write("clipkit: \(oneLine(FileSystemPath.display(StandardStreams.shown(text))))\n")
     }

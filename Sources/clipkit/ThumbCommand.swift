@@ -98,10 +98,10 @@ struct ThumbCommand: ParsableCommand {
         try InputRunner.validate { options = try makeOptions() }
         // A single output file named .jpg or .jpeg is JPEG; everything else PNG.
         if let output, output != "-", !OutputPlan.isDirectoryTarget(output),
-           StillImageFormat(name: InputRunner.fileExtension(of: output)) == .jpeg {
+           StillImageFormat(name: FileSystemPath.nameExtension(of: output)) == .jpeg {
             options.format = .jpeg
         }
-        var runner = InputRunner(batch: batch, outputExtension: options.format == .jpeg ? InputRunner.fileExtension(of: output ?? "") : "png",
+        var runner = InputRunner(batch: batch, outputExtension: options.format == .jpeg ? FileSystemPath.nameExtension(of: output ?? "") : "png",
                                  fingerprintOptions: options.fingerprintOptions)
         runner.writableExtensions = ["png", "jpg", "jpeg"]
         runner.limits = options.limits
