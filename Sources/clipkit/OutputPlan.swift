@@ -47,8 +47,14 @@ enum OutputPlan {
     /// fingerprint (`ClipKitOutput.isFile`), unless `force`: clipkit replaces only what it
     /// provably wrote. (A `b.gif` of the user's own beside `b.mp4` was replaced by `clipkit gif
     /// b.mp4`; ffmpeg, without `-y`, refuses too.) Devices and missing files pass.
+    /// A symbolic link to nothing is refused too, unless `force`: writing through it would make
+    /// a file wherever the link points, outside the directory the output was named in.
     static func checkReplaceable(_ destination: URL, force: Bool) throws {
-        guard !force, FileSystemPath.isRegularFile(destination.path), !ClipKitOutput.isFile(destination) else { return }
+        guard !force else { return }
+        if let target = FileSystemPath.danglingLinkTarget(destination.path) {
+            throw ClipKitError.outputFailed(path: destination.path, reason: "is a symbolic link to \(target), which does not exist; --force writes it there")
+        }
+        guard FileSystemPath.isRegularFile(destination.path), !ClipKitOutput.isFile(destination) else { return }
         throw ClipKitError.outputFailed(path: destination.path, reason: "exists and was not written by clipkit; --force replaces it")
     }
 

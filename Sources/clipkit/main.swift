@@ -62,6 +62,14 @@ do {
     CreatedDirectories.removeEmpty()
     Foundation.exit(code)
 }
+// `clipkit help NAME` for a NAME that is no command printed the general help and exited 0, as
+// if the command existed: bad usage, as `clipkit NAME` is.
+if streams.arguments.first == "help", streams.arguments.count > 1,
+   let name = streams.arguments.dropFirst().first(where: { !$0.hasPrefix("-") }),
+   !Clipkit.configuration.subcommands.contains(where: { $0._commandName == name }) {
+    StandardError.write("clipkit: unknown command '\(FileSystemPath.display(name))' (see clipkit --help)\n")
+    finish(status: 2)
+}
 do {
     var command = try Clipkit.parseAsRoot(streams.arguments)
     try command.run()

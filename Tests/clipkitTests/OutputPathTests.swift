@@ -30,6 +30,30 @@ import Glibc
         }
     }
 
+    /// A link to nothing is refused without `--force`: writing through it would make a file
+    /// wherever it points (here outside the directory the output was named in). Nothing is
+    /// made, the link stays; with `--force` the file is made where the link points.
+    @Test func aDanglingLinkIsWrittenThroughOnlyWithForce() throws {
+        let dir = Fixture.scratchDirectory()
+        let work = dir.appendingPathComponent("work"), outside = dir.appendingPathComponent("outside")
+        for made in [work, outside] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
+        for (arguments, name) in [(["gif", Self.clip.path], "a.gif"), (["thumb", Self.clip.path], "a.png"),
+                                  (["gif", Self.clip.path, "-o", "b.gif", "--poster"], "a.png")] {
+            #expect(symlink("../outside/" + name, work.appendingPathComponent(name).path) == 0)
+            let refused = try CLI.run(arguments + (arguments.last == "--poster" ? [name] : ["-o", name]) + ["-q"], in: work)
+            #expect(refused.status == 1 && refused.stderrLines.count == 1, "\(arguments): \(refused.stderr)")
+            #expect(refused.stderr.contains("\(work.appendingPathComponent(name).path): is a symbolic link to \(outside.appendingPathComponent(name).path), which does not exist; --force writes it there"),
+                    "\(refused.stderr)")
+            #expect(Tree.walk(outside).isEmpty && fileType(work.appendingPathComponent(name).path) == S_IFLNK)
+            let forced = try CLI.run(arguments + (arguments.last == "--poster" ? [name] : ["-o", name]) + ["-q", "--force"], in: work)
+            #expect(forced.status == 0, "\(arguments): \(forced.stderr)")
+            #expect(Tree.walk(outside) == [name] && fileType(work.appendingPathComponent(name).path) == S_IFLNK)
+            try FileManager.default.removeItem(at: outside.appendingPathComponent(name))
+            try FileManager.default.removeItem(at: work.appendingPathComponent(name))
+            try? FileManager.default.removeItem(at: work.appendingPathComponent("b.gif"))
+        }
+    }
+
     /// An output file clipkit did not write (no fingerprint in it) is not replaced without
     /// `--force`: that input fails in one line naming it and the file keeps its bytes; what
     /// clipkit wrote, assembled GIFs included, a rerun replaces. (`clipkit gif b.mp4` replaced

@@ -158,6 +158,13 @@ import TestSupport
             #expect(try CLI.run(["report", runs.path, "-o", "r", "--single-file", "page.html"], in: dir).status == 0)
         }
         #expect(try String(contentsOf: page, encoding: .utf8).contains(ReportPage.generatorMark))
+        // A link to nothing is refused too: the page would be made wherever it points.
+        #expect(symlink("elsewhere/page.html", dir.appendingPathComponent("linked.html").path) == 0)
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("elsewhere"), withIntermediateDirectories: true)
+        let dangling = try CLI.run(["report", runs.path, "-o", "r2", "--single-file", "linked.html"], in: dir)
+        #expect(dangling.status == 1 && dangling.stderr.contains("linked.html: cannot write output: is a symbolic link to \(dir.appendingPathComponent("elsewhere/page.html").path), which does not exist"),
+                "\(dangling.stderr)")
+        #expect(CLI.files(in: dir.appendingPathComponent("elsewhere")).isEmpty)
     }
 
     @Test func singleFileInlinesMediaUnderTheCapAndOnlyPostersBeyondIt() throws {

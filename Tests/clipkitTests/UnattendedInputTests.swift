@@ -57,6 +57,17 @@ extension Hostile {
             #expect(Tree.walk(dir) == [name], "\(arguments): \(Tree.walk(dir))")
         }
 
+        /// `clipkit help NAME` for a NAME that is no command is bad usage, as `clipkit NAME` is
+        /// (it printed the general help and exited 0); `help gif` still prints gif's help.
+        @Test func helpForAnUnknownCommandIsAUsageError() throws {
+            let dir = Fixture.scratchDirectory()
+            let bogus = try Spawn.clipkit(["help", "bogus"], in: dir, killAfter: 10)
+            #expect(bogus.exitStatus == 2 && bogus.stdout.isEmpty, "\(bogus)")
+            #expect(bogus.stderrLines == ["clipkit: unknown command 'bogus' (see clipkit --help)"], "\(bogus.stderr.debugDescription)")
+            let known = try Spawn.clipkit(["help", "gif"], in: dir, killAfter: 10)
+            #expect(known.exitStatus == 0 && known.stdout.contains("--max-bytes"), "\(known)")
+        }
+
         /// What the pre-pass must let through: `--`, option values that start with a dash (a
         /// negative number reaches its own value check), clusters of short flags.
         @Test func dashedValuesStillParse() throws {

@@ -23,6 +23,24 @@ extension FileSystemPath {
         return stat(cString(path), &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 
+    /// The path a dangling symbolic link at `path` names (the chain followed as far as it goes
+    /// and written as the last link holds it), or nil when `path` is no link or leads to something that exists.
+    public static func danglingLinkTarget(_ path: String) -> String? {
+        var info = stat()
+        guard lstat(cString(path), &info) == 0, info.st_mode & S_IFMT == S_IFLNK,
+              stat(cString(path), &info) != 0, errno == ENOENT else { return nil }
+        var current = path
+        for _ in 0..<40 {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let n = readlink(cString(current), &buffer, buffer.count - 1)
+            guard n > 0 else { break }
+            let link = buffer.withUnsafeBytes { string(Array(UnsafeRawBufferPointer(rebasing: $0[0..<n]))) }
+            current = link.hasPrefix("/") ? link : ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent(link)
+            guard lstat(cString(current), &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { break }
+        }
+        return URL(fileURLWithPath: current).standardized.path
+    }
+
     /// `mkdir -p`: creates `path` and its missing parents (mode 0777 less the umask); throws
     /// the `errno` of the first that cannot be made, or ENOTDIR when one is a file.
     public static func createDirectories(_ path: String) throws(POSIXError) {

@@ -58,6 +58,9 @@ public struct ReportWriter: Sendable {
     /// report did not write (no generator mark in its first 4 KB): it replaced a `page.html` of
     /// the user's own. A missing file, a device or a page it wrote pass.
     static func checkReplaceable(_ single: URL) throws {
+        if let target = FileSystemPath.danglingLinkTarget(single.path) {
+            throw ClipKitError.outputFailed(path: single.path, reason: "is a symbolic link to \(target), which does not exist; remove it or name another file")
+        }
         guard FileSystemPath.isRegularFile(single.path) else { return }
         let head = FileSystemPath.contentsOfRegularFile(single.path, limit: 4096).map { String(decoding: $0.prefix(4096), as: UTF8.self) } ?? ""
         guard !head.contains(ReportPage.generatorMark) else { return }
