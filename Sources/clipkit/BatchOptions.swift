@@ -16,7 +16,7 @@ struct BatchOptions: ParsableArguments {
     @Flag(help: "Print one JSON object per input on stdout (schema, input, outputs, status, error, reason, shard, frames, duration_ms, width, height, bytes, seconds).")
     var json = false
 
-    @Flag(help: "Redo outputs that are up to date (those recording the fingerprint of the same input bytes and output options), and replace output files clipkit did not write (refused otherwise).")
+    @Flag(help: "Redo outputs that are up to date (those recording the fingerprint of the same input bytes and output options), replace output files clipkit did not write, and write through an output that is a symbolic link to nothing (both refused otherwise).")
     var force = false
 
     @Option(name: .customLong("shard"), help: ArgumentHelp("Process only shard I of N (1-based) of the inputs found: N jobs with 1/N ... N/N cover every input once (partitioned by each input's path relative to its directory).", valueName: "I/N"))
