@@ -53,13 +53,13 @@ struct GIFCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Delay of each image frame in centiseconds (PNG and JPEG frames only).", valueName: "cs"))
     var delay: Int?
 
-    @Option(help: ArgumentHelp("Bounding box WxH keeping aspect, or 0 for the source size.", valueName: "WxH"))
+    @Option(help: ArgumentHelp("Bounding box WxH keeping aspect, or 0 for the source size. Never larger than the source (no upscaling).", valueName: "WxH"))
     var size: String?
 
-    @Option(parsing: .unconditional, help: "Width in pixels, height from the aspect ratio. Default: the source width up to 480 (image frames and a frames.json keep their size).")
+    @Option(parsing: .unconditional, help: "Width in pixels, height from the aspect ratio; a narrower source keeps its size (no upscaling). Default: the source width up to 480 (image frames and a frames.json keep their size).")
     var width: Int?
 
-    @Option(parsing: .unconditional, help: "Height in pixels, width from the aspect ratio.")
+    @Option(parsing: .unconditional, help: "Height in pixels, width from the aspect ratio; a shorter source keeps its size.")
     var height: Int?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Start at this time: seconds (2.5) or [hh:]mm:ss[.ms].", valueName: "time"))

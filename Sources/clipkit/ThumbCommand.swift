@@ -42,13 +42,13 @@ struct ThumbCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Frame to take: seconds (2.5), [hh:]mm:ss[.ms], or a percentage of the duration (10%; of the frames there are when they end before the duration the header states). Frame-accurate.", valueName: "time"))
     var at: String?
 
-    @Option(help: ArgumentHelp("Bounding box WxH keeping aspect, or 0 for the original size. Default 320x320.", valueName: "WxH"))
+    @Option(help: ArgumentHelp("Bounding box WxH keeping aspect, or 0 for the original size; never larger than the source (no upscaling). Default 320x320.", valueName: "WxH"))
     var size: String?
 
-    @Option(parsing: .unconditional, help: "Width in pixels; height keeps the aspect ratio.")
+    @Option(parsing: .unconditional, help: "Width in pixels; height keeps the aspect ratio. A narrower source keeps its size.")
     var width: Int?
 
-    @Option(parsing: .unconditional, help: "Height in pixels; width keeps the aspect ratio.")
+    @Option(parsing: .unconditional, help: "Height in pixels; width keeps the aspect ratio. A shorter source keeps its size.")
     var height: Int?
 
     @Flag(help: "Take the first frame that is not almost uniformly black or white (fades, leaders).")
