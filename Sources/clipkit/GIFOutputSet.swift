@@ -58,6 +58,22 @@ extension GIFCommand {
         if maxBytes != nil, !set.formats.contains("gif") {
             throw ClipKitError.invalidOption(name: "--max-bytes", reason: "fits a GIF; ask for a .gif output too, or use --quality/--crf")
         }
+        // An option for a format this run does not write would do nothing: bad usage, as --delay
+        // for a video is (it was taken silently: `-o a.gif --crf 18`, `-o a.mp4 --colors 64`).
+        let written = set.formats.joined(separator: ", ")
+        if lossless, !set.formats.contains("webp") {
+            throw ClipKitError.invalidOption(name: "--lossless", reason: "is for WebP outputs (-o NAME.webp or --format webp); this run writes \(written)")
+        }
+        if crf != nil, !set.formats.contains("mp4") {
+            throw ClipKitError.invalidOption(name: "--crf", reason: "is for MP4 outputs (-o NAME.mp4 or --format mp4); this run writes \(written)")
+        }
+        if !set.formats.contains("gif") {
+            let gifOnly: [(String, Bool)] = [("--colors", colors != nil), ("--dither", dither != nil), ("--palette", palette != PaletteMode.auto.rawValue),
+                                             ("--threshold", threshold != nil), ("--lossy", lossy != nil), ("--palette-error", paletteError != nil)]
+            if let (name, _) = gifOnly.first(where: \.1) {
+                throw ClipKitError.invalidOption(name: name, reason: "is for GIF outputs; this run writes \(written)")
+            }
+        }
         return set
     }
 }

@@ -166,6 +166,9 @@ import TestSupport
     @Test(arguments: [
         ["-o", "a.gif", "-o", "b.gif"], ["-o", "a.gif", "-o", "a.png"], ["--format", "gif,avi"], ["--format", "webp", "-o", "x.gif"],
         ["-o", "x.webp", "--max-bytes", "1MB"], ["--crf", "60", "-o", "x.mp4"], ["-o", "a.gif", "-o", "a.webp", "--format", "gif"],
+        // An option for a format the run does not write (it was taken silently).
+        ["-o", "a.gif", "--crf", "18"], ["-o", "a.gif", "--lossless"], ["-o", "a.mp4", "--colors", "64"], ["--format", "webp", "--dither", "none"],
+        ["-o", "a.webp", "--lossy", "40"], ["-o", "a.mp4", "--palette", "global"], ["-o", "a.mp4", "-o", "a.webp", "--threshold", "0"],
     ])
     func badOutputChoicesAreUsageErrors(_ options: [String]) throws {
         let dir = Fixture.scratchDirectory()
