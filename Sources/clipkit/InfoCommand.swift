@@ -105,6 +105,19 @@ struct InfoCommand: ParsableCommand {
     }
 
     /// Frames a full decode shows, at a tiny output size so only decoding costs.
+    /// The orientation in words. The JSON's `rotation` is the angle ffprobe gives, and a
+    /// mirrored matrix's angle counts the mirror as a half turn plus a top-to-bottom flip: a
+    /// plain left-to-right mirror is 180 and mirrored, which the line called "rotated 180,
+    /// mirrored". In words the mirror comes first, then the turn that is left.
+    static func orientation(_ degrees: Int, mirrored: Bool) -> String {
+        guard mirrored else { return "rotated \(degrees)" }
+        switch (degrees + 180) % 360 {
+        case 0: return "mirrored left to right"
+        case 180: return "flipped top to bottom"
+        case let turn: return "mirrored left to right, then rotated \(turn)"
+        }
+    }
+
     static func decodedFrameCount(_ url: URL, limits: Limits) throws -> Int {
         var options = FrameReadOptions(size: .exact(width: 2, height: 2))
         options.limits = limits
@@ -140,7 +153,7 @@ struct InfoCommand: ParsableCommand {
         } else {
             var size = "  \(show(value("codec"))) in \(show(value("container"))), \(show(value("width")))x\(show(value("height")))"
             if let rotation = value("rotation") as? Int, rotation != 0 || value("mirrored") as? Bool == true {
-                size += " (stored \(show(value("coded_width")))x\(show(value("coded_height"))), rotated \(rotation)\(value("mirrored") as? Bool == true ? ", mirrored" : ""))"
+                size += " (stored \(show(value("coded_width")))x\(show(value("coded_height"))), \(Self.orientation(rotation, mirrored: value("mirrored") as? Bool == true)))"
             }
             if let sar = value("sar") as? String, sar != "1:1" {
                 size += " (stored \(show(value("coded_width")))x\(show(value("coded_height"))) with pixels \(sar), display aspect \(show(value("dar"))))"

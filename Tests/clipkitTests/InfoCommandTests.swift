@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 import TestSupport
+import ClipKit
 
 @Suite struct InfoCommandTests {
     /// A GIF `gif`, `thumb` and `explode` refuse, `info` refuses with the same line: no images
@@ -77,6 +78,37 @@ import TestSupport
     /// Packets are not frames: an MP4 cut with -ss -c copy has 90 packets, of which a full
     /// decode (and ffprobe -count_frames) shows 87. --count-frames decodes; otherwise the count
     /// is marked as an estimate.
+    /// Mirroring display matrices, made here from rotated180.mov (stored quadrants: red, green
+    /// over blue, white) by rewriting its track matrix: the line says the mirror in words (a plain
+    /// left-to-right mirror read "rotated 180, mirrored"), the JSON keeps ffprobe's angle, and the
+    /// thumbnail is the picture the matrix asks for.
+    @Test func mirroredMatricesAreSaidInWordsAndDrawnSo() throws {
+        let dir = Fixture.scratchDirectory()
+        var movie = try Data(contentsOf: Fixture.url("video/rotated180.mov"))
+        let tkhd = try #require(movie.range(of: Data("tkhd".utf8))).lowerBound - movie.startIndex
+        let matrix = tkhd + 4 + 4 + 4 * 5 + 8 + 8  // version/flags, times, id, reserved, duration; reserved; layer..volume
+        for (name, entries, words, angle, corner) in [
+            ("hflip", (-1, 0, 0, 1), "320x240 (stored 320x240, mirrored left to right)", 180, "green"),
+            ("vflip", (1, 0, 0, -1), "320x240 (stored 320x240, flipped top to bottom)", 0, "blue"),
+            ("transpose", (0, 1, 1, 0), "240x320 (stored 320x240, mirrored left to right, then rotated 270)", 90, "red"),
+        ] {
+            for (slot, value) in [(0, entries.0), (1, entries.1), (3, entries.2), (4, entries.3)] {
+                let bits = UInt32(bitPattern: Int32(value * 65536)).bigEndian
+                withUnsafeBytes(of: bits) { movie.replaceSubrange(movie.startIndex + matrix + slot * 4 ..< movie.startIndex + matrix + slot * 4 + 4, with: $0) }
+            }
+            let file = dir.appendingPathComponent("\(name).mov")
+            try movie.write(to: file)
+            let info = try CLI.run(["info", file.path], in: dir)
+            #expect(info.status == 0 && info.stdout.contains(words), "\(name): \(info.stdout)")
+            let json = try Decoded.jsonLines(try CLI.run(["info", "--json", file.path], in: dir).stdout)
+            #expect(json.first?["rotation"] as? Int == angle && json.first?["mirrored"] as? Bool == true, "\(name): \(json)")
+            #expect(try CLI.run(["thumb", file.path, "--size", "0", "-o", "\(name).png", "-q"], in: dir).status == 0)
+            let p = try PNGReader.read(dir.appendingPathComponent("\(name).png")).pixel(x: 20, y: 20)
+            let seen = p.r > 200 && p.g < 60 && p.b < 60 ? "red" : p.g > 200 && p.r < 60 && p.b < 60 ? "green" : p.b > 200 && p.r < 60 && p.g < 60 ? "blue" : "\(p)"
+            #expect(seen == corner, "\(name): top-left is \(seen)")
+        }
+    }
+
     @Test func countFramesDecodes() throws {
         let dir = Fixture.scratchDirectory()
         let clip = Fixture.url("video/seek_cut.mp4").path
