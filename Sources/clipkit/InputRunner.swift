@@ -232,7 +232,7 @@ struct InputRunner {
             var line = "clipkit: \(reports.count - failed - skipped) done"
             if skipped > 0 { line += ", \(skipped) skipped (up to date; --force redoes them)" }
             if failed > 0 { line += ", \(failed) failed" }
-            if ignored > 0 { line += ", \(ignored) non-media file\(ignored == 1 ? "" : "s") ignored" }
+            if ignored > 0 { line += ", \(ignored) file\(ignored == 1 ? "" : "s") without video ignored" }
             if let shard = batch.shard { line += " (shard \(shard))" }
             StandardError.write(line + "\n")
         }

@@ -165,7 +165,7 @@ import TestSupport
         let run = try CLI.run(["thumb", "media", "-o", "out", "--json"], in: dir)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try statuses(run.stdout) == ["good.mp4": "ok", "recording": "ok"], "\(run.stdout)")
-        #expect(run.stderr.contains("2 non-media files ignored"), "\(run.stderr)")
+        #expect(run.stderr.contains("2 files without video ignored"), "\(run.stderr)")
     }
 
     @Test func brokenMediaInAScanIsAnError() throws {
@@ -183,7 +183,7 @@ import TestSupport
             #expect(run.status == 1, "\(command): \(run.stderr)")
             #expect(try statuses(run.stdout) == ["good.mp4": "ok", "magic.gif": "error", "upload.mp4": "error", "zero.gif": "error"],
                     "\(command): \(run.stdout)")
-            #expect(run.stderr.contains("2 non-media files ignored"), "\(run.stderr)")
+            #expect(run.stderr.contains("2 files without video ignored"), "\(run.stderr)")
             #expect(run.stderrLines.filter { $0.contains("upload.mp4") }.count == 1)
         }
         let info = try CLI.run(["info", "media", "--json"], in: dir)
