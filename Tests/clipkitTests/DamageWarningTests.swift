@@ -97,6 +97,24 @@ import ClipKit
     /// A Matroska file cut after its first frame: one frame decodes, which the single-picture
     /// rule (a title card is shown for the whole clip) stretched to the 2 s the header states,
     /// with no word of the cut (`info` said it). The GIF is the one frame, and says so.
+    /// A Motion JPEG stream whose last picture is cut short (made here: still.jpg three times
+    /// whole, then its first half) decodes without an error, the rest of the picture left flat:
+    /// gif and `thumb --at 100%` say so; the whole stream, and a thumbnail of a whole picture, say nothing.
+    @Test func aMotionJPEGPictureCutShortSaysSo() throws {
+        let dir = Fixture.scratchDirectory()
+        let jpeg = try Data(contentsOf: Fixture.url("video/still.jpg"))
+        try (jpeg + jpeg + jpeg + jpeg.prefix(jpeg.count / 2)).write(to: dir.appendingPathComponent("cut.mjpeg"))
+        try (jpeg + jpeg + jpeg + jpeg).write(to: dir.appendingPathComponent("whole.mjpeg"))
+        let note = "damaged video data: 1 picture cut short (a JPEG picture without its end marker), shown as far as it goes"
+        for (arguments, expected) in [(["gif", "cut.mjpeg", "--fps", "25", "-o", "a.gif"], [note]), (["thumb", "cut.mjpeg", "--at", "100%", "-o", "a.png"], [note]),
+                                      (["thumb", "cut.mjpeg", "-o", "b.png"], []), (["gif", "whole.mjpeg", "--fps", "25", "-o", "w.gif"], [])] {
+            let run = try CLI.run(arguments + ["--json"], in: dir)
+            #expect(try run.status == 0 && warnings(run) == expected, "\(arguments): \(run.stderr)")
+        }
+        // Three whole pictures alike (one image, 12 cs), then the cut one, which differs.
+        #expect(try Decoded.gif(dir.appendingPathComponent("a.gif"), keep: 0).delays == [12, 4])
+    }
+
     @Test func aFileCutAfterItsFirstFrameIsNoStill() throws {
         let dir = Fixture.scratchDirectory()
         let cut = Fixture.url("video/cut_first_frame.mkv").path

@@ -37,9 +37,20 @@ struct DecodeDamage {
         firstReason = firstReason ?? reason
     }
 
+    /// Pictures decoded from a packet cut short (`JPEGEndMarker`), counted on any number of threads.
+    private(set) var cutPictures = 0
+    private(set) var cutReason: String?
+
+    /// A picture whose packet is cut short, decoded as far as it goes, for `reason`.
+    mutating func pictureCut(_ reason: String) {
+        cutPictures += 1
+        cutReason = cutReason ?? reason
+    }
+
     /// A pass from another point starts: what the one before met is not the frames'.
     mutating func restart() {
         (concealedFrames, failedPackets, firstReason) = (0, 0, nil)
+        (cutPictures, cutReason) = (0, nil)
     }
 
     /// One line for the end of the decode; nil without damage.
@@ -47,6 +58,9 @@ struct DecodeDamage {
         var parts: [String] = []
         if concealedFrames > 0 {
             parts.append("\(concealedFrames) \(concealedFrames == 1 ? "picture" : "pictures") decoded with errors, shown as the decoder concealed them")
+        }
+        if cutPictures > 0 {
+            parts.append("\(cutPictures) \(cutPictures == 1 ? "picture" : "pictures") cut short (\(cutReason ?? "damaged")), shown as far as \(cutPictures == 1 ? "it goes" : "they go")")
         }
         if failedPackets > 0 {
             let count = failedPackets == 1 ? "1 packet" : "\(failedPackets) packets"

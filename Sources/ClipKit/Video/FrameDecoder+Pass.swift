@@ -63,6 +63,11 @@ extension FrameDecoder {
                     if pass.landing == nil { damage.rawPictureCut(reason) }
                     continue
                 }
+                if checksJPEGEnd, !JPEGEndMarker.isComplete(UnsafeRawBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size))) {
+                    // Decoded as ffmpeg decodes it (the end emulated), and said, after a seek
+                    // too: every Motion JPEG picture is intra, so a landing's is the file's.
+                    damage.pictureCut("a JPEG picture without its end marker")
+                }
                 decodeOrder.sent(packet.pointee)
                 let sent = avcodec_send_packet(codec, packet)
                 if sent < 0 && sent != ck_averror_eagain() {

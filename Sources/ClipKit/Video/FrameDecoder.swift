@@ -22,6 +22,8 @@ final class FrameDecoder: FrameProducer {
     let expectedCount: Int?
     /// For raw video, the bytes of a whole picture: a shorter packet is not decoded (`RawPictureSize`).
     let rawPictureBytes: Int?
+    /// Motion JPEG: each packet is checked for its end marker (`JPEGEndMarker`).
+    let checksJPEGEnd: Bool
 
     init(demuxer: Demuxer, options: FrameReadOptions) throws {
         self.demuxer = demuxer
@@ -41,6 +43,7 @@ final class FrameDecoder: FrameProducer {
         }
         expectedCount = options.expectedCount(duration: info.duration, frameRate: info.frameRate)
         rawPictureBytes = RawPictureSize.bytes(of: stream.pointee.codecpar.pointee)
+        checksJPEGEnd = JPEGEndMarker.applies(to: stream.pointee.codecpar.pointee)
         decodeOrder = DecodeOrderTimes(codec: stream.pointee.codecpar.pointee.codec_id, container: info.container)
 
         if PaletteCarrier.applies(to: stream) { palette = PaletteCarrier() }
