@@ -548,4 +548,14 @@ size=$(stat -c %s "$tmp/intra_refresh_b.ts")
 tail -c +$(( (size * 30 / 100 / 188) * 188 + 1 )) "$tmp/intra_refresh_b.ts" > "$out/ts_intra_refresh_bframes.ts"
 say ts_intra_refresh_bframes.ts "H.264 intra refresh with B-frames 160x120 in MPEG-TS, begins between recovery points"
 
+# 52. qt600_idle_end.mov: a screen recording's shape in QuickTime's 600 Hz track time base: ten
+#     frames (0-0.36 s), one at 2 s, and the frame written at stop at 4 s; the header says 4.04 s
+#     (ffprobe's format duration). libavformat gives every packet one tick (1/600 s), so the last
+#     frame has no duration of its own; taken as the 2 s gap before it, the clip was 6 s long.
+"${FF[@]}" -f lavfi -i "testsrc2=s=64x48:r=25:d=1" \
+    -vf "select='lt(n\,10)+eq(n\,20)+eq(n\,24)',setpts='if(lt(N\,10)\,N/25\,if(eq(N\,10)\,2\,4))/TB'" \
+    -fps_mode vfr "${X264[@]}" "${BITEXACT[@]}" "$tmp/qt600.mp4"
+"${FF[@]}" -i "$tmp/qt600.mp4" -c copy -video_track_timescale 600 "${BITEXACT[@]}" "$out/qt600_idle_end.mov"
+say qt600_idle_end.mov "H.264 64x48 VFR in a 600 Hz MOV track, last frame 2 s after the one before, 4.04 s stated"
+
 echo "make-fixtures: done, $(du -sk "$out" | cut -f1) KB in $out"

@@ -33,6 +33,21 @@ import TestSupport
         #expect(centiseconds >= 500 && centiseconds <= 505, "gif: \(centiseconds) cs, last \(delays.last ?? 0)")
     }
 
+    /// A 600 Hz QuickTime track (iPhone and QuickTime screen recordings) whose last frame,
+    /// written at stop, comes 2 s after the one before: libavformat gives every packet one tick,
+    /// so the frame has no duration of its own, and the gap before it made the clip 6 s long
+    /// (info, the GIF). The container states 4.04 s, as ffprobe gives it.
+    @Test func aLastFrameWithoutDurationEndsWhereTheContainerSays() throws {
+        let url = Fixture.url("video/qt600_idle_end.mov")
+        let scratch = Fixture.scratchDirectory()
+        #expect(abs((try StreamTiming.measure(url).duration ?? 0) - 4.04) < 0.002)
+        let info = try Decoded.jsonLines(try CLI.run(["info", "--json", url.path], in: scratch).stdout)
+        #expect(info.first?["duration_ms"] as? Int == 4040, "\(info)")
+        #expect(try CLI.run(["gif", url.path, "-o", "out.gif"], in: scratch).status == 0)
+        let delays = try FFmpegReference.gifDelays(scratch.appendingPathComponent("out.gif"))
+        #expect(delays.reduce(0, +) == 404, "gif: \(delays)")
+    }
+
     /// H.264 with B-frames in NUT, whose header length stops at the last timestamp: sampled at
     /// 10 fps the B-frames are not decoded, and the last frame lasts its own 40 ms, not the gap
     /// of two frames before it among those decoded. (A 4.04 s GIF whose 41st frame lasted 4 cs.)

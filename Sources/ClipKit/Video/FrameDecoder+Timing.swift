@@ -76,6 +76,12 @@ extension FrameDecoder {
            StreamTiming.isFrameDuration(lastDuration, shortestInterval: shortestDelta ?? step) {
             return lastTime + lastDuration
         }
+        // No duration of its own, and the container states where the clip ends: there, when
+        // that is within the gap before the frame (`StreamTiming.statedEnd`).
+        if let stated = StreamTiming.statedEnd(lastStart: lastTime, gap: step, shortestInterval: shortestDelta ?? step,
+                                               stated: demuxer.containerDuration) {
+            return stated
+        }
         return byFrames
     }
 

@@ -86,6 +86,18 @@ public struct StreamTiming: Sendable, Equatable {
         seconds >= shortestInterval / 2 - 1e-9
     }
 
+    /// Where a last frame that has no duration of its own ends by the container's word: the
+    /// length it states (`stated`, from the first timestamp), when that falls after the frame's
+    /// start by a frame's duration at least and by less than the gap before it (`gap`), which
+    /// is what the frame is given otherwise. QuickTime's 600 Hz tracks (iPhone and QuickTime
+    /// screen recordings) give every packet one tick: a recording whose last frame, written at
+    /// stop, came 4 s after the one before it ran 4 s past the 15.04 s its header and ffmpeg give.
+    static func statedEnd(lastStart: Double, gap: Double, shortestInterval: Double, stated: Double?) -> Double? {
+        guard let stated, stated > lastStart, stated - lastStart < gap,
+              isFrameDuration(stated - lastStart, shortestInterval: shortestInterval) else { return nil }
+        return stated
+    }
+
     /// Reads every packet of the video stream of `url` (no decoding), within `limits`' deadline.
     public static func measure(_ url: URL, limits: Limits = Limits()) throws -> StreamTiming {
         let demuxer = try Demuxer(url: url, maxPixels: limits.maxPixels, maxMemory: limits.maxMemory, deadline: limits.deadline)
@@ -163,7 +175,8 @@ public struct StreamTiming: Sendable, Equatable {
             if let before = times.dropLast().last, last > before, let shortest = gaps.min(),
                !isFrameDuration(max(end - last, 0), shortestInterval: shortest) {
                 timing.lastInterval = last - before
-                duration = last - first + (last - before)
+                duration = statedEnd(lastStart: last - first, gap: last - before, shortestInterval: shortest, stated: demuxer.containerDuration)
+                    ?? last - first + (last - before)
             }
         }
         // A raw stream without any timestamp (Annex B H.264 or HEVC): its frames at the nominal
