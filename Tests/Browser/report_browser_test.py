@@ -12,6 +12,7 @@ hash, j/k/? keys, reduced motion keeps posters, and with JavaScript off posters 
 show. Also parses the README's workflow YAML. Screenshots at two widths go to DIR (default
 .build/report-screenshots). Ends with `N passed, N failed`; exits 1 on any failure.
 """
+import base64
 import json
 import os
 import re
@@ -47,7 +48,7 @@ def make_report(clipkit, work):
     with open(os.path.join(work, "run.jsonl"), "wb") as lines:
         for command in commands:
             run([clipkit] + command + ["--json"], work, stdout=lines)
-    first = run([clipkit, "report", "run.jsonl", "-o", "out/report", "--budget", "gif=60KB"], work)
+    first = run([clipkit, "report", "run.jsonl", "-o", "out/report", "--budget", "gif=60KB", "--single-file", "out/single.html"], work)
     check("clipkit report exits 0", first.returncode == 0, first.stderr.decode())
     second = run([clipkit, "report", "run.jsonl", "-o", "out/again", "--baseline", "out/report"], work)
     check("clipkit report --baseline exits 0", second.returncode == 0, second.stderr.decode())
@@ -195,6 +196,37 @@ def narrow_checks(driver, url):
     driver.set_window_size(1366, 900)
 
 
+def single_file_checks(driver, out):
+    """--single-file holds each file's bytes once; the page's script gives them to every other
+    place (card animation, section poster, table link): every image still shows, no script errors."""
+    page = os.path.join(out, "single.html")
+    text = open(page, encoding="utf-8").read()
+    for name in os.listdir(os.path.join(out, "gifs")):
+        data = base64.b64encode(open(os.path.join(out, "gifs", name), "rb").read()).decode()
+        check(f"single file: {name}'s bytes once", text.count(data) == 1, str(text.count(data)))
+    driver.get("file://" + page)
+    load_everything(driver)
+    check("single file: every image loads", not broken_media(driver), str(broken_media(driver))[:300])
+    shared = driver.execute_script("return [...document.querySelectorAll('[data-inline-src],[data-inline-srcset],[data-inline-data-anim],[data-inline-poster]')]"
+                                   ".filter(e => !(e.getAttribute('src') || e.getAttribute('srcset') || e.getAttribute('data-anim') || e.getAttribute('poster') || '').startsWith('data:')).length")
+    check("single file: every shared place got its file", shared == 0, str(shared))
+    driver.execute_script("document.querySelector('.scrubber.live').scrollIntoView({block: 'center'});")
+    time.sleep(0.3)
+    sheet = driver.execute_script("return getComputedStyle(document.querySelector('.scrubber.live .tile')).backgroundImage.slice(0, 27);")
+    check("single file: storyboard sheets inlined", sheet.startswith('url("data:image/'), sheet)
+    driver.execute_script("window.scrollTo(0, 0);")
+    card = driver.find_elements(By.CSS_SELECTOR, ".card img.poster[data-anim]")[0]
+    ActionChains(driver).move_to_element(card).perform()
+    check("single file: hover plays the animation", card.get_attribute("src").startswith("data:image/gif"), card.get_attribute("src")[:30])
+    problems = console_problems(driver)
+    check("single file: no console errors", not problems, str(problems))
+    link = driver.find_element(By.CSS_SELECTOR, "table.outputs a[data-inline-href]")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", link)
+    link.click()
+    time.sleep(0.5)
+    check("single file: a table link opens its file", driver.current_url.startswith("blob:"), driver.current_url[:60])
+
+
 def reduced_motion_checks(url):
     driver = browser(reduced_motion=True)
     try:
@@ -264,6 +296,7 @@ def main():
             synced_video_checks(driver)
             problems = console_problems(driver)
             check("baseline page: no console errors or CSP violations", not problems, str(problems))
+            single_file_checks(driver, out)
         finally:
             driver.quit()
         reduced_motion_checks(http_url)
