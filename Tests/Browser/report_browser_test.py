@@ -9,7 +9,8 @@ local http://127.0.0.1 server sending `Content-Security-Policy: default-src 'sel
 no console errors or CSP violations, every image and video loads, the storyboard scrubber at
 10/30/60/90% shows the tile storyboard.json predicts, arrow keys move it, filter chips and the URL
 hash, j/k/? keys, reduced motion keeps posters, and with JavaScript off posters and tables still
-show. Also parses the README's workflow YAML. Screenshots at two widths go to DIR (default
+show; sheets are fetched only near the viewport, tall pictures are capped, and the --single-file
+page shows everything from one copy of each file (report_browser_loading.py). Also parses the README's workflow YAML. Screenshots at two widths go to DIR (default
 .build/report-screenshots). Ends with `N passed, N failed`; exits 1 on any failure.
 """
 import json
@@ -24,6 +25,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
+from report_browser_loading import lazy_sheet_checks, single_file_checks, tall_checks
 from report_browser_support import browser, broken_media, check, console_problems, load_everything, results, run, screenshots, serve
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -35,6 +37,8 @@ def make_report(clipkit, work):
     shutil.copy(os.path.join(video, "counter.mp4"), counter)
     motion = os.path.join(work, "motion.mp4")  # beside the others: clips sort by input path, wherever the checkout is
     shutil.copy(os.path.join(video, "motion.mp4"), motion)
+    tall = os.path.join(work, "tall.mp4")  # 32x6560: its pictures are capped in height
+    shutil.copy(os.path.join(video, "tall.mp4"), tall)
     commands = [
         ["gif", counter, motion, "-o", "out/gifs/", "--width", "160"],
         ["gif", motion, "-o", "out/gifs/motion.mp4", "--width", "160"],
@@ -42,12 +46,14 @@ def make_report(clipkit, work):
         ["storyboard", counter, "-o", "out/boards/counter.storyboard", "--interval", "0.5", "--format", "png"],
         ["explode", counter, "-o", "out/frames/", "--fps", "2"],
         ["info", counter, motion],
+        ["gif", tall, "-o", "out/gifs/", "--width", "32"],
+        ["thumb", tall, "-o", "out/posters/"],
         ["gif", os.path.join(work, "missing.mp4"), "-o", "out/gifs/"],
     ]
     with open(os.path.join(work, "run.jsonl"), "wb") as lines:
         for command in commands:
             run([clipkit] + command + ["--json"], work, stdout=lines)
-    first = run([clipkit, "report", "run.jsonl", "-o", "out/report", "--budget", "gif=60KB"], work)
+    first = run([clipkit, "report", "run.jsonl", "-o", "out/report", "--budget", "gif=60KB", "--single-file", "out/single.html"], work)
     check("clipkit report exits 0", first.returncode == 0, first.stderr.decode())
     second = run([clipkit, "report", "run.jsonl", "-o", "out/again", "--baseline", "out/report"], work)
     check("clipkit report --baseline exits 0", second.returncode == 0, second.stderr.decode())
@@ -65,21 +71,36 @@ def check_page(driver, url, label, out):
     check(f"{label}: no console errors or CSP violations", not problems, str(problems))
 
 
+def sheet_percent(offset, tile, sheet):
+    return 100 * offset / (sheet - tile) if sheet > tile else 0
+
+
+def percents(text):
+    return [float(part.rstrip("%")) for part in text.split()]
+
+
 def scrubber_checks(driver, label, out):
     manifest = json.load(open(os.path.join(out, "boards", "counter.storyboard", "storyboard.json")))
     scrubber = driver.find_element(By.CSS_SELECTOR, ".scrubber.live")
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", scrubber)
     width = scrubber.size["width"]
+    # As wide as the media (480 px) here, not one tile (160 px), the tile's aspect ratio kept.
+    box = driver.execute_script("var r = arguments[0].querySelector('.tile').getBoundingClientRect(); return [r.width, r.height];", scrubber)
+    ratio = manifest["tile"]["width"] / manifest["tile"]["height"]
+    check(f"{label}: scrubber as wide as the media, the tile's shape kept", width >= 470 and abs(box[0] / box[1] - ratio) < 0.02, f"{width} {box} {ratio}")
     for percent in (10, 30, 60, 90):
         moment = manifest["duration_ms"] * percent / 100
         expected = next(i for i, tile in enumerate(manifest["tiles"]) if tile["start_ms"] <= moment < tile["end_ms"])
         tile = manifest["tiles"][expected]
         ActionChains(driver).move_to_element_with_offset(scrubber, int(width * percent / 100 - width / 2), 0).perform()
         shown = scrubber.get_attribute("data-tile")
-        view = driver.execute_script("var s = getComputedStyle(arguments[0].querySelector('.tile')); return [s.backgroundImage, s.backgroundPosition];", scrubber)
-        sheet = manifest["sheets"][tile["sheet"]]["file"]
-        ok = shown == str(expected) and view[0].endswith(sheet + '")') and view[1] == f"{-tile['x']}px {-tile['y']}px"
-        check(f"{label}: scrubber at {percent}% shows tile {expected}", ok, f"shown {shown} {view}")
+        view = driver.execute_script("var s = getComputedStyle(arguments[0].querySelector('.tile')); return [s.backgroundImage, s.backgroundPosition, s.backgroundSize];", scrubber)
+        sheet = manifest["sheets"][tile["sheet"]]
+        position = [sheet_percent(tile["x"], manifest["tile"]["width"], sheet["width"]), sheet_percent(tile["y"], manifest["tile"]["height"], sheet["height"])]
+        size = [100 * sheet["width"] / manifest["tile"]["width"], 100 * sheet["height"] / manifest["tile"]["height"]]
+        ok = (shown == str(expected) and view[0].endswith(sheet["file"] + '")')
+              and all(abs(a - b) < 0.01 for a, b in zip(percents(view[1]) + percents(view[2]), position + size)))
+        check(f"{label}: scrubber at {percent}% shows tile {expected}", ok, f"shown {shown} {view} expected {position} {size}")
     scrubber.click()
     before = int(scrubber.get_attribute("data-tile"))
     scrubber.send_keys(Keys.ARROW_RIGHT)
@@ -104,10 +125,10 @@ def filter_checks(driver, url, label):
     check(f"{label}: chip filters the cards", visible_cards(driver) == ["error"], str(visible_cards(driver)))
     check(f"{label}: filter kept in the URL hash", driver.execute_script("return location.hash;") == "#f:status=error")
     chip.click()
-    check(f"{label}: unpressing shows all", len(visible_cards(driver)) == 3, str(visible_cards(driver)))
+    check(f"{label}: unpressing shows all", len(visible_cards(driver)) == 4, str(visible_cards(driver)))
     driver.get(url.split("#")[0] + "#f:status=ok")
     ok_chip = driver.find_element(By.CSS_SELECTOR, '.chip[data-group="status"][data-value="ok"]')
-    check(f"{label}: hash restores the filter", ok_chip.get_attribute("aria-pressed") == "true" and visible_cards(driver) == ["ok", "ok"],
+    check(f"{label}: hash restores the filter", ok_chip.get_attribute("aria-pressed") == "true" and visible_cards(driver) == ["ok", "ok", "ok"],
           str(visible_cards(driver)))
     search = driver.find_element(By.ID, "filter-text")
     driver.execute_script("location.hash = '';")
@@ -216,7 +237,7 @@ def no_javascript_checks(url):
         load_everything(driver)
         posters = [i for i in driver.find_elements(By.CSS_SELECTOR, ".card img.poster") if i.is_displayed()]
         loaded = driver.execute_script("return Array.prototype.every.call(arguments[0], function (i) { return i.complete && i.naturalWidth > 0; });", posters)
-        check("no JavaScript: posters show", len(posters) == 2 and loaded)
+        check("no JavaScript: posters show", len(posters) == 3 and loaded)
         check("no JavaScript: tables show", len(driver.find_elements(By.CSS_SELECTOR, "table.outputs tr")) >= 4)
         check("no JavaScript: storyboard sheets show", any(i.is_displayed() for i in driver.find_elements(By.CSS_SELECTOR, ".scrubber img")))
         check("no JavaScript: filters hidden", not driver.find_element(By.ID, "filters").is_displayed())
@@ -258,12 +279,15 @@ def main():
             check_page(driver, file_url, "file://", out)
             check_page(driver, http_url, "http+CSP", out)
             narrow_checks(driver, http_url)
+            lazy_sheet_checks(driver, http_url, out)
+            tall_checks(driver, http_url)
             driver.get(http_url.replace("/report/", "/again/"))
             load_everything(driver)
             check("baseline page: compare views added", len(driver.find_elements(By.CSS_SELECTOR, ".compare-controls button")) >= 3)
             synced_video_checks(driver)
             problems = console_problems(driver)
             check("baseline page: no console errors or CSP violations", not problems, str(problems))
+            single_file_checks(driver, out)
         finally:
             driver.quit()
         reduced_motion_checks(http_url)

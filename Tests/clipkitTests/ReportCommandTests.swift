@@ -192,4 +192,38 @@ import TestSupport
         #expect(small.components(separatedBy: "<img class=\"poster\" src=\"data:image/png;base64,").count == 3)
         #expect(CLI.files(in: dir).allSatisfy { !$0.contains(".clipkit-") })
     }
+
+    /// Each inlined file's bytes are in the page once: a GIF was written three times (the card's
+    /// `data-anim`, the section's image, the table's link) and a poster five, so a run with 3 MB
+    /// of media made a 13 MB page. Every other place naming it gets it from the page's script.
+    @Test func singleFileHoldsEachFilesBytesOnce() throws {
+        let dir = Fixture.scratchDirectory()
+        let runs = try Self.runs(in: dir)
+        #expect(try CLI.run(["report", runs.path, "-o", "r", "--single-file", "one.html"], in: dir).status == 0)
+        let one = try String(contentsOf: dir.appendingPathComponent("one.html"), encoding: .utf8)
+        let gifs = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("out/gifs").path).filter { $0.hasSuffix(".gif") }
+        #expect(gifs.count == 2)
+        for name in gifs {
+            let base64 = try Data(contentsOf: dir.appendingPathComponent("out/gifs/" + name)).base64EncodedString()
+            #expect(one.components(separatedBy: base64).count - 1 == 1, "\(name)")
+        }
+        let poster = try Data(contentsOf: dir.appendingPathComponent("out/posters/counter.png")).base64EncodedString()
+        #expect(one.components(separatedBy: poster).count - 1 == 1)
+        // As many data: URLs as files, and every place sharing one names a file the page holds.
+        let held = Set(one.components(separatedBy: " data-media=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) })
+        let block = one.components(separatedBy: "<script type=\"application/json\" id=\"clipkit-media\">").dropFirst().first
+            .map { String($0.prefix { $0 != "<" }) } ?? "{}"
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(block.utf8)) as? [String: String])
+        #expect(one.components(separatedBy: "\"data:").count - 1 == held.count + listed.count)
+        #expect(Set(listed.keys).isDisjoint(with: held) && listed.keys.contains { $0.hasSuffix("storyboard.vtt") })
+        var shared = 0
+        for attribute in InlineMedia.attributes {
+            for piece in one.components(separatedBy: " data-inline-\(attribute)=\"").dropFirst() {
+                let reference = String(piece.prefix { $0 != "\"" })
+                #expect(held.contains(reference) || listed[reference] != nil, "\(attribute) \(reference)")
+                shared += 1
+            }
+        }
+        #expect(shared >= 6)
+    }
 }

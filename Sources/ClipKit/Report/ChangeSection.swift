@@ -34,21 +34,32 @@ struct ChangeSection {
         "<video src=\"\(href)\" controls muted playsinline preload=\"metadata\"></video>"
     }
 
-    /// SSIM from 0.9 (bottom) to 1 (top) against time; classes only, no style attributes.
+    /// SSIM against time, from 1 (top) down to below the lowest value (bottom): at least 0.9,
+    /// lower in steps of 0.05 when the data goes lower (the axis was fixed at 0.9, and a pair at
+    /// 0.6 drew as if at 0.9). Classes only, no style attributes.
     private func curve() -> String {
         guard change.curve.count > 1, let end = change.curve.last?.0, end > 0 else { return "" }
         let width = 600.0, height = 120.0
+        let bottom = Self.axisBottom(lowest: change.curve.map(\.1).min() ?? 1)
+        func y(_ ssim: Double) -> Double { (1 - min(max((ssim - bottom) / (1 - bottom), 0), 1)) * height }
         let points = change.curve.map { time, ssim -> String in
-            let x = Double(time) / Double(end) * width
-            let y = (1 - min(max((ssim - 0.9) / 0.1, 0), 1)) * height
-            return String(format: "%.1f,%.1f", x, y)
+            String(format: "%.1f,%.1f", Double(time) / Double(end) * width, y(ssim))
         }.joined(separator: " ")
-        let threshold = (1 - (ChangeClassifier.reencodedSSIM - 0.9) / 0.1) * height
+        let threshold = String(format: "%.1f", y(ChangeClassifier.reencodedSSIM))
+        let low = String(format: "%.2f", bottom)
         return """
-        <svg class="ssim-curve" viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-label="per-frame SSIM, 0.9 to 1"><title>per-frame SSIM against time</title>
-        <line class="threshold" x1="0" x2="\(Int(width))" y1="\(String(format: "%.1f", threshold))" y2="\(String(format: "%.1f", threshold))"></line>
-        <polyline class="ssim" points="\(points)"></polyline></svg>
+        <svg class="ssim-curve" viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-label="per-frame SSIM, \(low) to 1"><title>per-frame SSIM against time</title>
+        <line class="threshold" x1="0" x2="\(Int(width))" y1="\(threshold)" y2="\(threshold)"></line>
+        <polyline class="ssim" points="\(points)"></polyline>
+        <text class="axis" x="4" y="12">1</text><text class="axis" x="4" y="\(Int(height) - 4)">\(low)</text></svg>
 
         """
+    }
+
+    /// The curve's bottom: 0.9, or a multiple of 0.05 at least 0.01 under `lowest` (so its
+    /// lowest point is drawn, not clipped at the edge), never under -1 (SSIM's least).
+    static func axisBottom(lowest: Double) -> Double {
+        guard lowest.isFinite, lowest - 0.01 < 0.9 else { return 0.9 }
+        return max(-1, ((lowest - 0.01) * 20).rounded(.down) / 20)
     }
 }

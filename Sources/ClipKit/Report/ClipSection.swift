@@ -10,7 +10,11 @@ struct ClipSection {
         // No tabindex: report.js makes sections focusable for j/k (only it needs them so).
         var out = "<section class=\"clip \(clip.status)\" id=\"\(clip.id)\">\n"
         out += "<h2><a href=\"#\(clip.id)\">#</a> \(e(clip.input))</h2>\n"
-        for error in clip.errors { out += "<p class=\"error\">\(e(error))</p>\n" }
+        // Each failed line's error, with the runs file and line it came from: a clip whose gif,
+        // thumb and storyboard all failed shows three.
+        for line in clip.lines where line.status == "error" {
+            out += "<p class=\"error\">\(e(line.error ?? "failed")) <span class=\"from\">(\(e(ReportPage.baseName(line.source))):\(line.lineNumber))</span></p>\n"
+        }
         for warning in clip.warnings { out += "<p class=\"warning\">\(e(warning))</p>\n" }
         if let change = clip.change { out += ChangeSection(clip: clip, change: change).html() }
         out += media() + outputsTable() + storyboard() + picks() + filmstrip() + info()
@@ -38,7 +42,7 @@ struct ClipSection {
             default:
                 out += "<img src=\"\(href)\" loading=\"lazy\" alt=\"poster\">"
             }
-            out += "<figcaption>\(output.kind.rawValue) · \(ReportPage.bytes(output.bytes ?? 0))</figcaption></figure>\n"
+            out += "<figcaption>\(output.kind.rawValue) · \(ReportPage.size(output.bytes ?? 0))</figcaption></figure>\n"
         }
         return out + "</div>\n"
     }
@@ -71,13 +75,14 @@ struct ClipSection {
                 // Pages, S3) answer 404 for a directory without an index.
                 let file = output.kind == .storyboard ? "/storyboard.vtt" : output.kind == .frames ? "/frames.json" : ""
                 let link = output.href.map { "<a href=\"\($0)\(file)\">\(name)</a>" } ?? "\(name) <em>(missing)</em>"
-                var bytes = output.bytes.map { "\($0)" } ?? ""
+                // Sizes to read (1.4 MB), the exact bytes in their titles.
+                var bytes = output.bytes.map(ReportPage.size) ?? ""
                 if let before = clip.change?.baselineBytes[output.kind.rawValue], let now = output.bytes {
-                    bytes += " (\(now - before >= 0 ? "+" : "")\(now - before))"
+                    bytes += " (\(ReportPage.sizeChange(now - before)))"
                 }
                 out += "<tr\(output.isOverBudget ? " class=\"over\"" : "")><td>\(output.kind.rawValue)<td>\(link)<td>\(bytes)"
                 if hasBudget {
-                    out += "<td>\(output.budget.map { "\($0)\(output.isOverBudget ? " <strong class=\"over\">over</strong>" : "")" } ?? "")"
+                    out += "<td>\(output.budget.map { "\(ReportPage.size($0))\(output.isOverBudget ? " <strong class=\"over\">over</strong>" : "")" } ?? "")"
                 }
                 out += (index == 0 ? lineCells : "") + "\n"
             }
@@ -86,16 +91,21 @@ struct ClipSection {
     }
 
     /// The sheets as images (static); report.js turns them into a scrubber (slider role and all)
-    /// from the cues block that follows them, whose tiles name sheets by their order here.
+    /// from the cues block that follows them, whose tiles name sheets by their order here (and
+    /// which gives each sheet's size, so the tile can be scaled before a sheet is loaded).
     private func storyboard() -> String {
         guard let manifest = clip.storyboard, let base = clip.storyboardHref else { return "" }
         let tiles = manifest.tiles.map { "[\($0.startMs),\($0.endMs),\($0.sheet),\($0.x),\($0.y)]" }.joined(separator: ",")
-        let cues = "{\"duration_ms\":\(manifest.durationMs),\"tile\":[\(manifest.tile.width),\(manifest.tile.height)],\"tiles\":[\(tiles)]}"
-        var out = "<h3>Storyboard</h3>\n<div class=\"scrubber\">\n"
+        let sheets = manifest.sheets.map { "[\($0.width),\($0.height)]" }.joined(separator: ",")
+        let cues = "{\"duration_ms\":\(manifest.durationMs),\"tile\":[\(manifest.tile.width),\(manifest.tile.height)],\"sheets\":[\(sheets)],\"tiles\":[\(tiles)]}"
+        // In <noscript>: with script, nothing fetches them until the scrubber asks (a hidden lazy
+        // image is still fetched within the browser's own distance of the viewport, 1250 px and
+        // more in Chromium); report.js reads their addresses from the element's text.
+        var out = "<h3>Storyboard</h3>\n<div class=\"scrubber\">\n<noscript>\n"
         for (index, sheet) in manifest.sheets.enumerated() {
             out += "<img src=\"\(base)/\(ReportEscaping.urlPath(sheet.file))\" loading=\"lazy\" alt=\"sheet \(index + 1)\">\n"
         }
-        out += "</div>\n<script type=\"application/json\" class=\"cues\">\(ReportEscaping.jsonForScript(cues))</script>\n"
+        out += "</noscript>\n</div>\n<script type=\"application/json\" class=\"cues\">\(ReportEscaping.jsonForScript(cues))</script>\n"
         return out
     }
 
@@ -119,6 +129,9 @@ struct ClipSection {
     /// out where HTML allows: this is on every clip), and every delay in runs below.
     private func gifFilmstrip(_ strip: GIFFilmstrip) -> String {
         var out = "<details class=\"filmstrip\"><summary>GIF frames (\(strip.delaysMs.count))</summary>\n"
+        if strip.skippedForBudget {
+            out += "<p class=\"note\">No pictures: \(ReportPage.filmstripBudgetText) was spent before this clip.</p>\n"
+        }
         if let sheet = strip.sheetHref {
             out += "<figure class=\"strip\"><img src=\"\(sheet)\" loading=\"lazy\" alt=\"frames \(strip.shown.map { "\($0 + 1)" }.joined(separator: ", "))\"><ol>"
             // Each frame's delay under it only when they differ (the line below has them all).

@@ -8,8 +8,10 @@ import Foundation
 /// `thumbnailWidth` pixels wide and written side by side as one PNG per clip in `media/`.
 /// Decoding stops after the last frame shown, and the whole report decodes at most
 /// `pixelBudget` canvas pixels for filmstrips (about a third of a second here; 130 clips of
-/// 40 frames at 160x120): past it, in input order, a clip's filmstrip lists its delays without
-/// pictures, so a report of thousands of clips stays fast and the same every run.
+/// 40 frames at 160x120), spent in input order: from the first clip that does not fit, every
+/// filmstrip lists its delays without pictures (`ReportWriter` stops spending there, so a later
+/// smaller GIF does not slip in), marked `skippedForBudget` and named on the page, so a report of
+/// thousands of clips stays fast and the same every run.
 public struct GIFFilmstrip: Sendable, Equatable {
     static let maxShown = 12
     static let thumbnailWidth = 80
@@ -21,6 +23,8 @@ public struct GIFFilmstrip: Sendable, Equatable {
     public var shown: [Int]
     /// The sheet of their thumbnails (report-relative), nil when only delays are listed.
     public var sheetHref: String?
+    /// No pictures because the report's pixel budget was spent before this clip.
+    public var skippedForBudget = false
 
     /// Where frame `index` starts, in milliseconds.
     public func startMs(_ index: Int) -> Int { delaysMs.prefix(index).reduce(0, +) }
@@ -47,7 +51,11 @@ public struct GIFFilmstrip: Sendable, Equatable {
         var strip = GIFFilmstrip(delaysMs: delays, shown: spread(maxShown, over: delays.count))
         let canvas = scan.canvasWidth * scan.canvasHeight
         let cost = canvas * ((strip.shown.last ?? 0) + 1)
-        guard canvas > 0, cost <= budget else { return strip }
+        guard canvas > 0 else { return strip }
+        guard cost <= budget else {
+            strip.skippedForBudget = true
+            return strip
+        }
         budget -= cost
         var thumbnails: [RGBAImage] = []
         do {

@@ -93,6 +93,13 @@ public struct ReportClip: Sendable {
 
     public var formats: [String] { Array(Set(outputs.map(\.kind.rawValue))).sorted() }
     public var isOverBudget: Bool { outputs.contains { $0.isOverBudget } }
+    /// The budget filter's value: `over` (an output over its budget), `within` (every budgeted
+    /// output written and within it), `unchecked` (a failed clip, whose missing outputs were never
+    /// weighed, or one without a budgeted output): a failed clip counted as within.
+    public var budgetState: String {
+        if isOverBudget { return "over" }
+        return status == "error" || !outputs.contains(where: { $0.budget != nil && $0.source != nil }) ? "unchecked" : "within"
+    }
     public var durationMs: Int? { lines.lazy.compactMap { $0.number("duration_ms") }.first.map { Int($0) } }
     public var bytes: Int { outputs.reduce(0) { $0 + ($1.bytes ?? 0) } }
 }

@@ -30,6 +30,7 @@ enum ReportJSON {
         let document: [String: Any] = [
             "format": format, "counts": report.countsLine, "baseline": report.baselineName ?? NSNull(),
             "totals": ["clips": totals.clips, "failed": totals.failed, "warnings": totals.warnings, "over_budget": totals.overBudget,
+                       "clips_over_budget": totals.clipsOverBudget,
                        "outputs": Dictionary(uniqueKeysWithValues: totals.outputsPerKind), "bytes": totals.bytesPerKind, "changes": totals.changes],
             "shards": ["seen": report.runs.shardsSeen, "missing": report.runs.shardsMissing, "duplicated": report.runs.shardsDuplicated,
                        "without_lines": report.runs.filesWithoutLines],

@@ -23,6 +23,8 @@ public struct ReportOptions: Sendable {
     /// Most bytes inlined by `--single-file` (posters only beyond that).
     public var maxInline = 20_000_000
     public var limits = Limits()
+    /// Canvas pixels the report decodes at most for GIF filmstrips (`GIFFilmstrip.pixelBudget`; tests set less).
+    var filmstripPixelBudget = GIFFilmstrip.pixelBudget
 
     public init() {}
 

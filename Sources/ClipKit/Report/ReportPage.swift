@@ -55,9 +55,23 @@ struct ReportPage {
         return """
         <header class="top"><h1>clipkit report</h1>
         <p class="counts" id="counts">\(ReportEscaping.html(report.countsLine))</p>
-        <table class="totals">\n\(rows)</table></header>
+        <table class="totals">\n\(rows)</table>\n\(filmstripNote())</header>
 
         """
+    }
+
+    /// What the filmstrips' pixel budget covers, in the page's words.
+    static let filmstripBudgetText = "the report's budget for GIF filmstrips (\(GIFFilmstrip.pixelBudget / 1_000_000) million decoded pixels, spent in input order)"
+
+    /// Which clips' GIF filmstrips list delays without pictures because the budget ran out.
+    private func filmstripNote() -> String {
+        let skipped = report.clips.filter { $0.gifFrames?.skippedForBudget == true }
+        guard !skipped.isEmpty else { return "" }
+        let names = report.shownNames
+        let links = skipped.map { "<a href=\"#\($0.id)\">\(ReportEscaping.html(names[$0.input] ?? $0.input))</a>" }.joined(separator: ", ")
+        let count = skipped.count == 1 ? "1 clip has" : "\(skipped.count) clips have"
+        return "<details class=\"note\" id=\"filmstrip-budget\"><summary>\(count) GIF frames without pictures: "
+            + "\(Self.filmstripBudgetText) ran out</summary><p>\(links)</p></details>\n"
     }
 
     private func problems() -> String {
@@ -96,11 +110,14 @@ struct ReportPage {
     private func cards() -> String {
         // Filter data for a group is written only when the page has chips for it.
         let groups = Set(report.facets.map(\.0))
+        let names = report.shownNames
         var out = "<section id=\"cards\" class=\"cards\" aria-label=\"Clips\">\n"
         for clip in report.clips {
-            // The file name: the card links to the section, whose heading has the whole path.
-            let name = ReportEscaping.html(Self.baseName(clip.input))
-            out += "<article class=\"card \(clip.status)\" id=\"card-\(clip.id.dropFirst(5))\" \(Self.dataAttributes(clip, groups: groups))>\n"
+            // The path under the inputs' shared directory (two hd_720p.mp4 in two folders read
+            // apart); the card links to the section, whose heading has the whole path.
+            let name = ReportEscaping.html(names[clip.input] ?? clip.input)
+            let marks = (clip.warnings.isEmpty ? "" : " warned") + (clip.isOverBudget ? " over-budget" : "")
+            out += "<article class=\"card \(clip.status)\(marks)\" id=\"card-\(clip.id.dropFirst(5))\" \(Self.dataAttributes(clip, groups: groups))>\n"
             out += "<a href=\"#\(clip.id)\" class=\"preview\">"
             if let poster = clip.posterHref {
                 let animation = clip.animation?.href.map { " data-anim=\"\($0)\"" } ?? ""
@@ -111,7 +128,14 @@ struct ReportPage {
             out += "</a>\n<h3><a href=\"#\(clip.id)\">\(name)</a></h3>\n<p class=\"meta\">"
             out += [clip.status, clip.durationMs.map { Self.duration($0) }, clip.bytes > 0 ? Self.bytes(clip.bytes) : nil,
                     clip.change.map { $0.kind.rawValue }].compactMap { $0 }.map(ReportEscaping.html).joined(separator: " · ")
-            out += "</p>\n</article>\n"
+            out += "</p>\n"
+            // Said in words, not by colour alone.
+            var flags: [String] = []
+            if !clip.warnings.isEmpty { flags.append("<span class=\"flag warned\">\(clip.warnings.count) warning\(clip.warnings.count == 1 ? "" : "s")</span>") }
+            let over = clip.outputs.filter(\.isOverBudget).count
+            if over > 0 { flags.append("<span class=\"flag over-budget\">\(over) over budget</span>") }
+            if !flags.isEmpty { out += "<p class=\"flags\">\(flags.joined(separator: " "))</p>\n" }
+            out += "</article>\n"
         }
         return out + "</section>\n"
     }
@@ -119,14 +143,23 @@ struct ReportPage {
     /// What the filters match on, as data attributes (values escaped).
     static func dataAttributes(_ clip: ReportClip, groups: Set<String>) -> String {
         var out = "data-status=\"\(clip.status)\" data-format=\"\(clip.formats.joined(separator: " "))\""
+        if groups.contains("warnings") { out += " data-warnings=\"\(clip.warnings.isEmpty ? "none" : "warned")\"" }
         if groups.contains("change") { out += " data-change=\"\(clip.change?.kind.rawValue ?? "none")\"" }
-        if groups.contains("budget") { out += " data-budget=\"\(clip.isOverBudget ? "over" : "within")\"" }
+        if groups.contains("budget") { out += " data-budget=\"\(clip.budgetState)\"" }
         return out
     }
 
     static func baseName(_ path: String) -> String {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         return name.isEmpty ? path : name
+    }
+
+    /// A size for the page: decimal units (`bytes`), the exact count in its title.
+    static func size(_ count: Int) -> String { "<span class=\"size\" title=\"\(count) bytes\">\(bytes(count))</span>" }
+
+    /// A signed size change (`+1.2 KB`), the exact count in its title.
+    static func sizeChange(_ delta: Int) -> String {
+        "<span class=\"size\" title=\"\(delta >= 0 ? "+" : "")\(delta) bytes\">\(delta >= 0 ? "+" : "-")\(bytes(abs(delta)))</span>"
     }
 
     /// Decimal units, one decimal: 241.1 KB.

@@ -40,22 +40,37 @@ enum ReportScript {
       if (pause) { pause.addEventListener('click', function () { setPaused(!paused); }); }
 
       // Storyboard scrubbers: the cues come from the JSON block after each, never fetched; its
-      // tiles name sheets by their order among the scrubber's images.
+      // tiles name sheets by their order among the scrubber's images. A sheet is loaded only
+      // once its scrubber comes near the viewport or is first pointed at or focused: a page of
+      // a thousand clips loaded a thousand sheets at once. The tile is as wide as the scrubber
+      // (at most the media's width), its aspect ratio kept: the sheet is scaled with it.
+      var near = window.IntersectionObserver ? new IntersectionObserver(function (entries) {
+        entries.forEach(function (entry) {
+          if (entry.isIntersecting) { near.unobserve(entry.target); entry.target.dispatchEvent(new Event('clipkit-near')); }
+        });
+      }, { rootMargin: '300px 0px' }) : null;
       all('.scrubber').forEach(function (el) {
         var block = el.nextElementSibling;
         if (!block || !block.classList.contains('cues')) { return; }
         var cues = JSON.parse(block.textContent);
         if (!cues.tiles.length) { return; }
-        cues.sheets = all('img', el).map(function (img) { return img.src; });
+        // The sheets' addresses from the <noscript> images (text when script runs: nothing
+        // fetched), read through an inert template.
+        var sheetURLs = [];
+        var noscript = el.querySelector('noscript');
+        if (noscript) {
+          var inert = doc.createElement('template');
+          inert.innerHTML = noscript.textContent;
+          sheetURLs = all('img', inert.content).map(function (img) { return new URL(img.getAttribute('src'), doc.baseURI).href; });
+        }
         el.tabIndex = 0;
         el.setAttribute('role', 'slider');
         el.setAttribute('aria-label', 'storyboard');
         el.setAttribute('aria-valuemin', '0');
         el.setAttribute('aria-valuemax', String(cues.duration_ms));
+        el.style.setProperty('--tile-ratio', String(cues.tile[0] / cues.tile[1]));
         var view = doc.createElement('div');
         view.className = 'tile';
-        view.style.width = cues.tile[0] + 'px';
-        view.style.height = cues.tile[1] + 'px';
         var bar = doc.createElement('div');
         bar.className = 'bar';
         var knob = doc.createElement('div');
@@ -65,21 +80,38 @@ enum ReportScript {
         el.appendChild(bar);
         el.classList.add('live');
         var current = 0;
+        var loaded = false;
+        // Percentages: the sheet scaled by the tile's scale, whatever width the tile is given.
+        function percent(offset, tile, sheet) { return sheet > tile ? 100 * offset / (sheet - tile) : 0; }
         function show(index) {
           current = Math.max(0, Math.min(cues.tiles.length - 1, index));
           var tile = cues.tiles[current];
-          view.style.backgroundImage = 'url("' + cues.sheets[tile[2]] + '")';
-          view.style.backgroundPosition = (-tile[3]) + 'px ' + (-tile[4]) + 'px';
+          if (loaded) {
+            var sheet = cues.sheets[tile[2]];
+            view.style.backgroundImage = 'url("' + sheetURLs[tile[2]] + '")';
+            view.style.backgroundSize = (100 * sheet[0] / cues.tile[0]) + '% ' + (100 * sheet[1] / cues.tile[1]) + '%';
+            view.style.backgroundPosition = percent(tile[3], cues.tile[0], sheet[0]) + '% ' + percent(tile[4], cues.tile[1], sheet[1]) + '%';
+          }
           knob.style.width = (cues.duration_ms ? 100 * tile[0] / cues.duration_ms : 0) + '%';
           el.setAttribute('data-tile', String(current));
           el.setAttribute('aria-valuenow', String(tile[0]));
           el.setAttribute('aria-valuetext', (tile[0] / 1000).toFixed(2) + ' s');
         }
+        function load() {
+          if (loaded) { return; }
+          loaded = true;
+          if (near) { near.unobserve(el); }
+          show(current);
+        }
         function tileAt(ms) {
           for (var i = 0; i < cues.tiles.length; i++) { if (ms < cues.tiles[i][1]) { return i; } }
           return cues.tiles.length - 1;
         }
+        el.addEventListener('clipkit-near', load);
+        el.addEventListener('pointerenter', load);
+        el.addEventListener('focus', load);
         el.addEventListener('pointermove', function (event) {
+          load();
           var box = el.getBoundingClientRect();
           var fraction = Math.max(0, Math.min(1, (event.clientX - box.left) / box.width));
           show(tileAt(fraction * cues.duration_ms));
@@ -94,6 +126,7 @@ enum ReportScript {
           event.stopPropagation();
         });
         show(0);
+        if (near) { near.observe(el); } else { load(); }
       });
 
       // Filters: chips (any value within a group, every group) and text, kept in the hash as #f:group=a,b;q=text.

@@ -35,6 +35,17 @@ enum ReportStyle {
     .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(180px, 1fr)); gap: .75rem; margin: 1rem 0 2rem; }
     .card { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: .4rem; min-width: 0; }
     .card.error { border-color: var(--bad); }
+    .card.warned { border-color: var(--warn); box-shadow: inset 0 3px var(--warn); }
+    .card.over-budget { box-shadow: inset 0 -3px var(--bad); }
+    .card.warned.over-budget { box-shadow: inset 0 3px var(--warn), inset 0 -3px var(--bad); }
+    .card .flags { margin: .15rem 0 0; display: flex; flex-wrap: wrap; gap: .25rem; font-size: .75rem; }
+    .flag { border-radius: 999px; padding: 0 .45rem; border: 1px solid currentColor; }
+    .flag.warned { color: var(--warn); }
+    .flag.over-budget { color: var(--bad); }
+    .top .note, .filmstrip .note { color: var(--warn); }
+    .error .from { color: var(--muted); font-size: .85em; }
+    .size { white-space: nowrap; }
+    .ssim-curve .axis { fill: var(--muted); font-size: 11px; }
     .card .preview { display: block; aspect-ratio: 16 / 9; background: #0003; overflow: hidden; }
     .card img.poster { width: 100%; height: 100%; object-fit: contain; display: block; }
     .card h3 { font-size: .9rem; margin: .3rem 0 0; overflow-wrap: anywhere; }
@@ -48,21 +59,20 @@ enum ReportStyle {
     section.clip > h2 > a { text-decoration: none; color: var(--muted); }
     .media { display: flex; flex-wrap: wrap; gap: .75rem; }
     .media figure, .worst figure, .compare figure { margin: 0; }
-    .media img, .media video, .worst img, .compare img, .compare video { max-width: min(100%, 480px); height: auto; display: block; background: #0002; }
+    .media img, .media video, .worst img, .compare img, .compare video { max-width: min(100%, 480px); max-height: 70vh; width: auto; height: auto; object-fit: contain; display: block; background: #0002; }
     figcaption { color: var(--muted); font-size: .8rem; }
     tr.over td, .over { color: var(--bad); }
     .scrubber { display: inline-block; max-width: 100%; }
-    .scrubber img { max-width: 100%; height: auto; display: block; margin-bottom: .25rem; }
-    .scrubber.live { cursor: ew-resize; padding-bottom: .25rem; }
-    .scrubber.live img { display: none; }
-    .scrubber .tile { background-repeat: no-repeat; background-color: #0003; }
+    .scrubber img { max-width: 100%; max-height: 70vh; width: auto; height: auto; object-fit: contain; display: block; margin-bottom: .25rem; }
+    .scrubber.live { display: block; width: min(100%, 480px, calc(70vh * var(--tile-ratio, 1.7778))); cursor: ew-resize; padding-bottom: .25rem; }
+    .scrubber .tile { width: 100%; aspect-ratio: var(--tile-ratio, 1.7778); background-repeat: no-repeat; background-color: #0003; }
     .scrubber .bar { height: 6px; background: var(--line); margin-top: 4px; }
     .scrubber .knob { height: 100%; background: var(--accent); width: 0; }
     .filmstrip ol { display: flex; flex-wrap: wrap; gap: .4rem; list-style: none; padding: 0; }
     .filmstrip li { font-size: .75rem; color: var(--muted); }
-    .filmstrip img { display: block; max-width: 120px; height: auto; }
+    .filmstrip img { display: block; max-width: 120px; max-height: 160px; width: auto; height: auto; object-fit: contain; }
     .filmstrip .strip { margin: .4rem 0; display: inline-block; max-width: 100%; }
-    .filmstrip .strip img { max-width: 100%; }
+    .filmstrip .strip img { max-width: 100%; max-height: 240px; }
     .filmstrip .strip ol { display: grid; grid-auto-flow: column; grid-auto-columns: 1fr; gap: 0; margin: 0; font-size: .7rem; text-align: center; }
     .change h3 { margin-bottom: .2rem; }
     .change.visual h3 { color: var(--bad); }

@@ -68,15 +68,19 @@ public struct ReportWriter: Sendable {
     }
 
     /// A filmstrip from each clip's first GIF when no `explode` output shows its frames; the
-    /// sheets go in `media/` (one pixel budget for the whole report: see `GIFFilmstrip`).
+    /// sheets go in `media/` (one pixel budget for the whole report: see `GIFFilmstrip`). The
+    /// budget is spent in input order: once a clip does not fit, no later clip gets pictures (a
+    /// smaller GIF further on did, so which clips had none depended on their sizes, not their order).
     private func addGIFFilmstrips(to clips: inout [ReportClip], staging: URL) throws {
-        var budget = GIFFilmstrip.pixelBudget
+        var budget = options.filmstripPixelBudget
         for index in clips.indices where clips[index].frames == nil {
             guard let gif = clips[index].outputs.first(where: { $0.kind == .gif && $0.source != nil })?.source else { continue }
             try options.limits.checkDeadline(gif.path)
             try FileManager.default.createDirectory(at: staging.appendingPathComponent("media"), withIntermediateDirectories: true)
-            clips[index].gifFrames = try GIFFilmstrip.make(from: gif, writingSheet: "media/\(clips[index].id)-frames.png", in: staging,
-                                                           budget: &budget, limits: options.limits)
+            let strip = try GIFFilmstrip.make(from: gif, writingSheet: "media/\(clips[index].id)-frames.png", in: staging,
+                                              budget: &budget, limits: options.limits)
+            if strip?.skippedForBudget == true { budget = 0 }
+            clips[index].gifFrames = strip
         }
     }
 

@@ -54,12 +54,17 @@ public struct RunSet: Sendable {
         // Inputs, lines and files by their bytes (`NameBytes`): two names that are canonically
         // equivalent strings are still two files.
         var byInput: [NameBytes: ClipRuns] = [:]
-        var seenLines = Set<NameBytes>()
+        // A shard's line: how many times one file held it, at most (the copies kept).
+        var shardLines: [NameBytes: Int] = [:]
+        var sources = Set<NameBytes>()
         var shardFiles: [String: Set<NameBytes>] = [:]
         var warnings: [String] = []
         var filesWithoutLines: [String] = []
         for (source, text) in texts {
+            // The same file named twice is read once.
+            guard sources.insert(NameBytes(source)).inserted else { continue }
             var read = false
+            var inFile: [NameBytes: Int] = [:]
             for (index, line) in lines(of: text).enumerated() {
                 let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
                 if trimmed.isEmpty { continue }
@@ -69,8 +74,17 @@ public struct RunSet: Sendable {
                 }
                 read = true
                 if let shard = parsed.shard { shardFiles[shard, default: []].insert(NameBytes(source)) }
-                // The same line in two files (a shard uploaded twice) is one result, not two.
-                guard seenLines.insert(NameBytes(Self.identity(of: parsed))).inserted else { continue }
+                // A shard's line that another file holds too (the shard uploaded or run twice) is
+                // one result, not two. Any other line is its own result, however like another it
+                // reads: gif, thumb and storyboard failing on one input print the same line
+                // (`seconds` apart, often not even that), and each failed; merged, a clip's three
+                // failures showed as one.
+                let identity = NameBytes(Self.identity(of: parsed))
+                inFile[identity, default: 0] += 1
+                if parsed.shard != nil {
+                    guard inFile[identity]! > shardLines[identity, default: 0] else { continue }
+                    shardLines[identity] = inFile[identity]!
+                }
                 byInput[NameBytes(parsed.input), default: ClipRuns(input: parsed.input, lines: [])].lines.append(parsed)
             }
             if !read {
@@ -100,7 +114,7 @@ public struct RunSet: Sendable {
         }
     }
 
-    /// A line's identity for de-duplication: what it says, not how long it took.
+    /// A line's identity for de-duplication of a shard read twice: what it says, not how long it took.
     static func identity(of line: RunLine) -> String {
         line.fields.filter { $0.key != "seconds" }.map { "\($0.key)=\($0.text)" }.joined(separator: "\u{1}")
     }

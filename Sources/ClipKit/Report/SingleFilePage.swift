@@ -4,7 +4,8 @@ import Foundation
 /// One HTML file a browser opens straight from an artifact (`upload-artifact` with
 /// `archive: false`). Its style and script are inline, so unlike the report directory it is not
 /// meant for a host with a strict Content-Security-Policy. Media become `data:` URLs while they
-/// fit in `maxInline` bytes; beyond that only the cards' posters are inlined.
+/// fit in `maxInline` bytes; beyond that only the cards' posters are inlined. Each file's bytes
+/// are in the page once (`InlineMedia`), shown by its elements through a small script.
 struct SingleFilePage {
     let directory: URL
     let maxInline: Int
@@ -18,20 +19,22 @@ struct SingleFilePage {
         html = html.replacingOccurrences(of: "<link rel=\"icon\" href=\"report.svg\" type=\"image/svg+xml\">\n", with: "")
         html = html.replacingOccurrences(of: "<link rel=\"stylesheet\" href=\"report.css\">", with: "<style>\n\(ReportStyle.source)</style>")
         html = html.replacingOccurrences(of: "<script src=\"report.js\" defer></script>\n", with: "")
-        // The page's script runs once the document is parsed: at the end of the body.
-        html = html.replacingOccurrences(of: "</body>", with: "<script>\n\(ReportScript.source)</script>\n</body>")
-        let references = Self.references(in: html)
+        // The page's scripts run once the document is parsed: at the end of the body (the media's first).
+        html = html.replacingOccurrences(of: "</body>", with: "<script>\n\(InlineMedia.script)</script>\n<script>\n\(ReportScript.source)</script>\n</body>")
+        // Each file counted once: its bytes are in the page once (`InlineMedia`).
         var sizes: [String: Int] = [:]
-        for reference in references {
+        for reference in Self.references(in: html) {
             guard let url = file(reference) else { continue }
             sizes[reference] = ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0) * 4 / 3
         }
-        let total = sizes.reduce(0) { $0 + $1.value * (html.components(separatedBy: "\"\($1.key)\"").count - 1) }
+        let total = sizes.values.reduce(0, +)
         let posters = total <= maxInline ? nil : Set(Self.posterReferences(in: html))
+        var urls: [String: String] = [:]
         for reference in sizes.keys.sorted() where posters?.contains(reference) ?? true {
             guard let url = file(reference), let data = FileSystemPath.contentsOfRegularFile(url.path, limit: Int.max - 1) else { continue }
-            html = html.replacingOccurrences(of: "\"\(reference)\"", with: "\"data:\(Self.mimeType(url));base64,\(data.base64EncodedString())\"")
+            urls[reference] = "data:\(Self.mimeType(url));base64,\(data.base64EncodedString())"
         }
+        html = InlineMedia(urls: urls).apply(to: html)
         if let location, let prefix = Self.link(from: location, to: directory), !prefix.isEmpty {
             for reference in Self.references(in: html) {
                 html = html.replacingOccurrences(of: "\"\(reference)\"", with: "\"\(prefix)/\(reference)\"")
@@ -64,8 +67,8 @@ struct SingleFilePage {
     /// Every quoted relative file reference in an attribute (storyboard sheets included: they are `<img>`s).
     static func references(in html: String) -> [String] {
         var found = Set<String>()
-        for attribute in ["src=\"", "srcset=\"", "href=\"", "data-anim=\"", "data-poster=\"", "poster=\""] {
-            for piece in html.components(separatedBy: " " + attribute).dropFirst() {
+        for attribute in InlineMedia.attributes {
+            for piece in html.components(separatedBy: " \(attribute)=\"").dropFirst() {
                 let value = String(piece.prefix { $0 != "\"" })
                 if !value.isEmpty && !value.hasPrefix("#") && !value.contains(":") { found.insert(value) }
             }
