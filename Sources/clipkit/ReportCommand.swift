@@ -59,7 +59,7 @@ struct ReportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also write the report as one HTML file (style, script and media inlined; for an artifact uploaded as one file). An existing file is replaced only when clipkit report wrote it.", valueName: "file"))
     var singleFile: String?
 
-    @Option(help: ArgumentHelp("Most media bytes --single-file inlines (each file once, however many places show it); beyond that only the posters.", valueName: "size"))
+    @Option(help: ArgumentHelp("Most media bytes --single-file inlines (each file once, however many places show it); beyond that only the posters, while they fit; the rest stays a link.", valueName: "size"))
     var maxInline: String = "20MB"
 
     func run() throws {

@@ -91,20 +91,35 @@ import TestSupport
         let elsewhere = Fixture.scratchDirectory("onlyClipkitOutputsAreCopied-elsewhere")
         let secret = elsewhere.appendingPathComponent("secret.txt")
         try Data("do not publish".utf8).write(to: secret)
+        // Named like an output and not one: a link to a secret (`shadow.gif` -> /etc/shadow was
+        // copied into media/, readable to all), and a file named .gif holding text.
+        #expect(symlink(secret.path, dir.appendingPathComponent("shadow.gif").path) == 0)
+        try Data("a secret of some length".utf8).write(to: elsewhere.appendingPathComponent("other.gif"))
         let run = try CLI.run(["gif", Fixture.url("video/counter.mp4").path, "-o", "a.gif", "--width", "80", "--json"], in: dir)
         #expect(run.status == 0, "\(run.stderr)")
         var line = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
-        line["outputs"] = ((line["outputs"] as? [String]) ?? []) + [secret.path]
-        try JSONSerialization.data(withJSONObject: line).write(to: dir.appendingPathComponent("run.jsonl"))
+        line["outputs"] = ((line["outputs"] as? [String]) ?? []) + [secret.path, dir.appendingPathComponent("shadow.gif").path,
+                                                                      elsewhere.appendingPathComponent("other.gif").path]
+        // The same output named by another clip's line too: copied once.
+        var again = line
+        again["input"] = Fixture.url("video/motion.mp4").path
+        again["outputs"] = [dir.appendingPathComponent("a.gif").path]
+        let lines = try [line, again].map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }
+        try (lines.joined(separator: "\n") + "\n").write(to: dir.appendingPathComponent("run.jsonl"), atomically: true, encoding: .utf8)
         for extra in [["--copy"], []] {
             let name = "r\(extra.count)"
             let report = try CLI.run(["report", "run.jsonl", "-o", name] + extra, in: dir)
             #expect(report.status == 0, "\(report.stderr)")
             let files = CLI.files(in: dir.appendingPathComponent(name))
-            #expect(!files.contains { $0.contains("secret") }, "\(files)")
-            #expect(files.contains { $0.hasPrefix("media/") && $0.hasSuffix(".gif") } == !extra.isEmpty, "\(files)")
+            #expect(!files.contains { $0.contains("secret") || $0.contains("shadow") || $0.contains("other") }, "\(files)")
+            #expect(files.filter { $0.hasPrefix("media/") && $0.hasSuffix(".gif") }.count == (extra.isEmpty ? 0 : 1), "\(files)")
             let json = try String(contentsOf: dir.appendingPathComponent(name + "/report.json"), encoding: .utf8)
-            #expect(json.contains("not copied"))
+            #expect(json.contains("not copied") && json.contains("is not the picture or video its name says, so it is not copied"))
+            let page = try String(contentsOf: dir.appendingPathComponent(name + "/index.html"), encoding: .utf8)
+            for link in Self.links(in: page) where !link.hasPrefix("#") && !link.hasPrefix("data:") && !link.contains("://") {
+                let target = URL(fileURLWithPath: link.removingPercentEncoding ?? link, relativeTo: dir.appendingPathComponent(name + "/")).standardizedFileURL
+                #expect(FileManager.default.fileExists(atPath: target.path), "\(link)")
+            }
         }
     }
 
@@ -189,7 +204,11 @@ import TestSupport
             let path = dir.appendingPathComponent(link.removingPercentEncoding ?? link).standardizedFileURL.path
             #expect(FileManager.default.fileExists(atPath: path), "\(link)")
         }
-        #expect(small.components(separatedBy: "<img class=\"poster\" src=\"data:image/png;base64,").count == 3)
+        // Posters first, and only while they fit: all that is inlined stays within the cap (the
+        // posters-only fallback read every poster whole, whatever its size: a 3 GB one took 15 GB).
+        #expect(small.components(separatedBy: "<img class=\"poster\" src=\"data:image/png;base64,").count >= 2)
+        let inlined = small.components(separatedBy: "\"data:").dropFirst().map { $0.prefix { $0 != "\"" }.utf8.count }
+        #expect(inlined.reduce(0, +) <= 10 * 1024, "\(inlined)")
         #expect(CLI.files(in: dir).allSatisfy { !$0.contains(".clipkit-") })
     }
 

@@ -123,7 +123,11 @@ final class StagingDirectory {
     /// directory there (whoever stages it has checked that it may), and unregisters it.
     static func moveIntoPlace(_ staged: URL, target: URL) throws {
         let path = target.path
-        if rename(FileSystemPath.cString(staged.path), FileSystemPath.cString(path)) != 0 {
+        // Under the registry's lock and only while it is open: a signal's cleanup (`removeAll`)
+        // either comes first, and nothing is renamed, or after, and the directory is whole. (A
+        // report stopped by SIGTERM while it copied 20,000 files was renamed into place half
+        // removed, its page naming media that were gone.)
+        if TempFileRegistry.shared.renameWhileOpen(staged.path, to: path) != 0 {
             guard errno == ENOTEMPTY || errno == EEXIST else {
                 throw ClipKitError.outputFailed(path: path, reason: String(cString: strerror(errno)))
             }
@@ -134,7 +138,7 @@ final class StagingDirectory {
                 FileSystemPath.removeTree(old.path)
                 throw ClipKitError.outputFailed(path: path, reason: reason)
             }
-            guard rename(FileSystemPath.cString(staged.path), FileSystemPath.cString(path)) == 0 else {
+            guard TempFileRegistry.shared.renameWhileOpen(staged.path, to: path) == 0 else {
                 let reason = String(cString: strerror(errno))
                 _ = rename(FileSystemPath.cString(old.path), FileSystemPath.cString(path))
                 throw ClipKitError.outputFailed(path: path, reason: reason)

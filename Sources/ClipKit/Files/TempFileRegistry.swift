@@ -81,12 +81,34 @@ final class TempFileRegistry: Sendable {
     /// Forgets a temp directory (renamed into place, or removed by its owner).
     func removeDirectory(_ path: String) { entries.withLock { _ = $0.directories.remove(path) } }
 
-    /// Removes every temp file and directory still open and refuses new ones.
+    /// `rename(from, to)` of a registered temp file or directory, under the lock and only before
+    /// `removeAll()` (else -1, `errno` EINTR); `from` is forgotten once renamed.
+    func renameWhileOpen(_ from: String, to: String) -> Int32 {
+        entries.withLock { entries -> Int32 in
+            if entries.closed { errno = EINTR; return -1 }
+            let status = rename(FileSystemPath.cString(from), FileSystemPath.cString(to))
+            if status == 0 { _ = entries.files.remove(from); _ = entries.directories.remove(from) }
+            return status
+        }
+    }
+
+    /// Removes every temp file and directory still open and refuses new ones. A directory is
+    /// first renamed aside (to a name of the same form, swept if this process dies first), so
+    /// what the run still writes into it while it is removed goes nowhere.
     func removeAll() {
         entries.withLock { entries in
             entries.closed = true
             for path in entries.files { unlink(FileSystemPath.cString(path)) }
-            for path in entries.directories { FileSystemPath.removeTree(path) }
+            for path in entries.directories {
+                var template = FileSystemPath.cString((path as NSString).deletingLastPathComponent + "/.removed.clipkit-XXXXXX")
+                let aside = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!).map { FileSystemPath.string(cString: $0) } }
+                if let aside, rename(FileSystemPath.cString(path), FileSystemPath.cString(aside)) == 0 {
+                    FileSystemPath.removeTree(aside)
+                } else {
+                    if let aside { rmdir(FileSystemPath.cString(aside)) }
+                    FileSystemPath.removeTree(path)
+                }
+            }
             entries.files.removeAll()
             entries.directories.removeAll()
         }

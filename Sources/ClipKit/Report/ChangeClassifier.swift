@@ -127,7 +127,7 @@ struct ChangeClassifier {
         let comparison: FrameComparison
         var baselineHref: String?
         let media = staging.appendingPathComponent("media")
-        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        try ReportStaging.makeDirectory(media)
         if let now = clip.outputs.first(where: { $0.kind == .gif && $0.source != nil })?.source, let before = baselineFile(base, kind: .gif) {
             do {
                 comparison = try FrameComparison.compare(before, now, limits: limits)

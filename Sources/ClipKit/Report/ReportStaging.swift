@@ -70,6 +70,15 @@ final class ReportStaging {
         }
     }
 
+    /// Makes `directory` inside the staging directory, which must still be there: never its
+    /// parents, so a run whose staging directory a signal's cleanup removed cannot make it
+    /// again (`withIntermediateDirectories` did, and the copies after SIGTERM left it behind).
+    static func makeDirectory(_ directory: URL) throws {
+        guard mkdir(FileSystemPath.cString(directory.path), 0o777) == 0 || errno == EEXIST else {
+            throw ClipKitError.outputFailed(path: directory.path, reason: String(cString: strerror(errno)))
+        }
+    }
+
     func commit() throws {
         try StagingDirectory.moveIntoPlace(url, target: target)
         committed = true

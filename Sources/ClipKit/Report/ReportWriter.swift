@@ -76,7 +76,7 @@ public struct ReportWriter: Sendable {
         for index in clips.indices where clips[index].frames == nil {
             guard let gif = clips[index].outputs.first(where: { $0.kind == .gif && $0.source != nil })?.source else { continue }
             try options.limits.checkDeadline(gif.path)
-            try FileManager.default.createDirectory(at: staging.appendingPathComponent("media"), withIntermediateDirectories: true)
+            try ReportStaging.makeDirectory(staging.appendingPathComponent("media"))
             let strip = try GIFFilmstrip.make(from: gif, writingSheet: "media/\(clips[index].id)-frames.png", in: staging,
                                               budget: &budget, limits: options.limits)
             if strip?.skippedForBudget == true { budget = 0 }
@@ -115,15 +115,14 @@ public struct ReportWriter: Sendable {
 
     /// Copies the outputs the builder marked for `media/` (directories: their regular files).
     private func copyMedia(_ clips: [ReportClip], into directory: URL) throws {
-        let fileManager = FileManager.default
         let media = directory.appendingPathComponent("media")
         for output in clips.flatMap(\.outputs) {
             guard let name = output.copy, let source = output.source else { continue }
             try options.limits.checkDeadline(source.path)
-            if !fileManager.fileExists(atPath: media.path) { try fileManager.createDirectory(at: media, withIntermediateDirectories: true) }
+            try ReportStaging.makeDirectory(media)
             let destination = directory.appendingPathComponent(name)
             if output.kind == .storyboard || output.kind == .frames {
-                try fileManager.createDirectory(at: destination, withIntermediateDirectories: true)
+                try ReportStaging.makeDirectory(destination)
                 for file in ReportStaging.files(under: source) ?? [] where !file.contains("/") {
                     try copyFile(source.appendingPathComponent(file), to: destination.appendingPathComponent(file))
                 }

@@ -29,10 +29,17 @@ struct SingleFilePage {
         }
         let total = sizes.values.reduce(0, +)
         let posters = total <= maxInline ? nil : Set(Self.posterReferences(in: html))
+        // Never more than `maxInline` in all, posters included, each file read no further than
+        // what is left: a run line naming a 3 GB output took the page's memory to 15 GB (the
+        // posters-only fallback read each poster whole, whatever its size).
         var urls: [String: String] = [:]
+        var left = maxInline
         for reference in sizes.keys.sorted() where posters?.contains(reference) ?? true {
-            guard let url = file(reference), let data = FileSystemPath.contentsOfRegularFile(url.path, limit: Int.max - 1) else { continue }
-            urls[reference] = "data:\(Self.mimeType(url));base64,\(data.base64EncodedString())"
+            guard let size = sizes[reference], size <= left, let url = file(reference),
+                  let data = FileSystemPath.contentsOfRegularFile(url.path, limit: left * 3 / 4), data.count <= left * 3 / 4 else { continue }
+            let encoded = "data:\(Self.mimeType(url));base64,\(data.base64EncodedString())"
+            left -= encoded.utf8.count
+            urls[reference] = encoded
         }
         html = InlineMedia(urls: urls).apply(to: html)
         if let location, let prefix = Self.link(from: location, to: directory), !prefix.isEmpty {
