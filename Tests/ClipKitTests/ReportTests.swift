@@ -97,6 +97,12 @@ import TestSupport
         #expect(runs.shardsMissing == ["2/3"])
         #expect(runs.shardsDuplicated == ["1/3"])
         #expect(runs.warnings == ["one-again.jsonl:3: not a clipkit --json line"])
+        // A line longer than any clipkit writes is skipped, with a note, before it is parsed (a
+        // 200 MB input name came out as a clip, after 50 s and 1.25 GB).
+        let huge = Self.line("/" + String(repeating: "A", count: RunSet.maxLineBytes) + ".mp4")
+        let long = RunSet.merge([("long.jsonl", [huge, Self.line("/d.mp4")].joined(separator: "\n"))])
+        #expect(long.clips.map(\.input) == ["/d.mp4"])
+        #expect(long.warnings == ["long.jsonl:1: a line of \(huge.utf8.count) bytes, longer than any clipkit --json line (1024 KiB at most), skipped"])
         let complete = RunSet.merge([("1", Self.line("/a", shard: "1/2")), ("2", Self.line("/b", shard: "2/2"))])
         #expect(complete.shardsMissing.isEmpty && complete.shardsDuplicated.isEmpty)
     }

@@ -32,6 +32,11 @@ public struct RunSet: Sendable {
     /// reported done, so they trip `--fail-on shards` and `failed` (`ReportWriter.gates`).
     public var filesWithoutLines: [String] = []
 
+    /// The longest line read: a clipkit --json line is a few KB (its outputs, a dozen warnings).
+    /// A 100 MB line (a crafted warning, an input name of 200 MB) took 25-50 s and 1-2 GB of
+    /// memory through the parser and the page, and the 200 MB name came out as a clip.
+    static let maxLineBytes = 1 << 20
+
     /// Reads each file's lines; the files' order decides nothing but which copy of a repeated line is kept.
     public static func read(_ urls: [URL], limits: Limits = Limits()) throws -> RunSet {
         var texts: [(String, String)] = []
@@ -66,6 +71,10 @@ public struct RunSet: Sendable {
             var read = false
             var inFile: [NameBytes: Int] = [:]
             for (index, line) in lines(of: text).enumerated() {
+                guard line.utf8.count <= maxLineBytes else {
+                    warnings.append("\(source):\(index + 1): a line of \(line.utf8.count) bytes, longer than any clipkit --json line (\(maxLineBytes / 1024) KiB at most), skipped")
+                    continue
+                }
                 let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
                 if trimmed.isEmpty { continue }
                 guard let parsed = RunLine(text: trimmed, source: source, lineNumber: index + 1) else {
