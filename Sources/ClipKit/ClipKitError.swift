@@ -53,7 +53,10 @@ public enum ClipKitError: Error, Equatable, Sendable, CustomStringConvertible, L
         case .noFrames(let path, let reason):
             return "\(path): no frames: \(reason)"
         case .startPastEnd(let path, let start, let duration):
-            return "\(path): start \(Self.seconds(start)) is past the end of the clip (duration \(Self.seconds(duration)))"
+            // The time asked for, whichever option asked (`--start`, `--at`); a stream whose
+            // timestamps run backwards has no positive length to give.
+            let length = duration > 0 ? "duration \(Self.seconds(duration))" : "its frames' times end before it"
+            return "\(path): \(Self.seconds(start)) is past the end of the clip (\(length))"
         case .invalidOption(let name, let reason):
             return "\(name): \(reason)"
         case .limitExceeded(let path, let what, let limit, let option):

@@ -57,6 +57,17 @@ import TestSupport
     /// A thumbnail named .jpg or .jpeg is a JPEG, as ffmpeg and ffmpegthumbnailer write it (it
     /// was PNG bytes under a .jpg name): the same picture as the PNG within JPEG's loss, its
     /// fingerprint in a comment segment, so a rerun finds it up to date. Directories stay PNG.
+    /// A time past the end names the time, not an option the command does not have: `thumb
+    /// --at 5` said "start 5.000s is past the end" (`--start` is gif's).
+    @Test func aTimePastTheEndIsSaidAsTheTime() throws {
+        let dir = Fixture.scratchDirectory()
+        let clip = Fixture.url("video/counter.mp4").path
+        let thumb = try CLI.run(["thumb", clip, "--at", "5", "-o", "t.png"], in: dir)
+        #expect(thumb.status == 1 && thumb.stderrLines == ["clipkit: \(clip): 5.000s is past the end of the clip (duration 4.000s)"], "\(thumb.stderr)")
+        let gif = try CLI.run(["gif", clip, "--start", "5", "-o", "g.gif"], in: dir)
+        #expect(gif.status == 1 && gif.stderr.contains("\(clip): 5.000s is past the end of the clip (duration 4.000s)"), "\(gif.stderr)")
+    }
+
     @Test func aThumbnailNamedJPEGIsAJPEG() throws {
         let dir = Fixture.scratchDirectory()
         let clip = Fixture.url("video/counter.mp4").path
