@@ -4,6 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 import ClipKit
+import CPNG
 
 @Suite struct DamageWarningTests {
     /// The `warnings` of the one --json line of `run`.
@@ -113,6 +114,37 @@ import ClipKit
         }
         // Three whole pictures alike (one image, 12 cs), then the cut one, which differs.
         #expect(try Decoded.gif(dir.appendingPathComponent("a.gif"), keep: 0).delays == [12, 4])
+    }
+
+    /// Reading that stops at an error before the end of the file says so: an animated PNG whose
+    /// third frame control chunk places the frame outside the picture (made here from
+    /// anim_apng.png, its CRC mended) gave a 2-frame GIF of a 4-frame animation, exit 0, nothing
+    /// said (ffmpeg logs the error). The whole file says nothing.
+    @Test func readingStoppedAtAnErrorSaysSo() throws {
+        let dir = Fixture.scratchDirectory()
+        var png = [UInt8](try Data(contentsOf: Fixture.url("video/anim_apng.png")))
+        // Chunks from byte 8: length, type, data, CRC. The third fcTL's x offset (data bytes 12-15).
+        var at = 8, controls = 0
+        while at + 8 <= png.count {
+            let length = Int(png[at]) << 24 | Int(png[at + 1]) << 16 | Int(png[at + 2]) << 8 | Int(png[at + 3])
+            if png[(at + 4)..<(at + 8)].elementsEqual("fcTL".utf8) {
+                controls += 1
+                if controls == 3 {
+                    png.replaceSubrange((at + 20)..<(at + 24), with: [0, 0, 0x03, 0xE8])  // x = 1000
+                    let crc = UInt32(Array(png[(at + 4)..<(at + 8 + length)]).withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) })
+                    png.replaceSubrange((at + 8 + length)..<(at + 12 + length), with: [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
+                }
+            }
+            at += 12 + length
+        }
+        #expect(controls == 4)
+        try Data(png).write(to: dir.appendingPathComponent("outside.png"))
+        let cut = try CLI.run(["gif", "outside.png", "-o", "a.gif", "--json"], in: dir)
+        let said = try warnings(cut)
+        #expect(said.count == 1 && said[0].hasPrefix("reading stopped at ") && said[0].hasSuffix("): what follows in the file is left out"), "\(said)")
+        #expect(try Decoded.gif(dir.appendingPathComponent("a.gif"), keep: 0).delays.count == 2)
+        let whole = try CLI.run(["gif", Fixture.url("video/anim_apng.png").path, "-o", "w.gif", "--json"], in: dir)
+        #expect(try warnings(whole).isEmpty)
     }
 
     @Test func aFileCutAfterItsFirstFrameIsNoStill() throws {

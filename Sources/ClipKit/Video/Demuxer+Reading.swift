@@ -6,7 +6,10 @@ extension Demuxer {
     /// continuous in the formats whose timestamps may jump (`TimestampJumps`).
     func read(_ packet: UnsafeMutablePointer<AVPacket>) -> Int32 {
         let status = av_read_frame(format, packet)
-        guard status >= 0 else { return status }
+        guard status >= 0 else {
+            if status != ck_averror_eof() { readFailure = status }
+            return status
+        }
         noteReach(packet.pointee)
         if packet.pointee.stream_index == streamIndex { jumps?.correct(packet) }
         return status
@@ -43,6 +46,16 @@ extension Demuxer {
     struct Shortfall: Sendable, Equatable {
         let stated: Double
         let reach: Double
+    }
+
+    /// A warning when reading stopped at an error before the end of the file, with the frames
+    /// up to `end` (seconds): libavformat's demuxers stop there (an APNG frame control chunk
+    /// outside the picture, an audio chunk whose offset is past the file's end), and what
+    /// followed was left out with nothing said, as if the file ended there. Nil otherwise,
+    /// and where another warning (`cutShort`) already says the file ends early.
+    func readStopWarning(end: Double) -> String? {
+        guard let readFailure else { return nil }
+        return String(format: "reading stopped at %.3fs (%@): what follows in the file is left out", end, ffmpegMessage(readFailure))
     }
 
     /// After a rewind or a seek: the packets read next start a new count of jumps, from the

@@ -49,6 +49,8 @@ final class Demuxer {
     /// latest presentation (else decode) time plus duration; -infinity before any is read.
     /// Updated by `read(_:)`, never lowered; compared with `statedEnd` (`FrameDecoder.endsShort`).
     var packetsReach = -Double.infinity
+    /// The error `read(_:)` last stopped at that was not the end of the file (`readStopWarning`).
+    var readFailure: Int32?
 
     init(url: URL, maxPixels: Int = 100_000_000, maxMemory: Int = Limits().maxMemory, deadline: Deadline = .none,
          fullProbe: Bool = true, coverArt: Bool = false, geometryAtOpen: Bool = false) throws {

@@ -205,7 +205,10 @@ final class FrameDecoder: FrameProducer {
         }
         let outputEnd = min(options.end ?? end, end)
         try handOver(&sequence)
-        sequence.end(duration: max(outputEnd - options.start, 0), warnings: [damage.warning, endsShort(at: end)].compactMap { $0 })
+        let short = endsShort(at: end)
+        // Reading stopped at an error: said unless the cut-short warning says the file ends early.
+        let readStop = readToEnd && short == nil ? demuxer.readStopWarning(end: end) : nil
+        sequence.end(duration: max(outputEnd - options.start, 0), warnings: [damage.warning, short, readStop].compactMap { $0 })
     }
 
     /// Untimed frames held past this many (a quarter of `--max-memory` in decoded pictures, at
