@@ -81,6 +81,31 @@ struct ReferenceDecode {
         try Self.expectExact("seek_synclie.3gp", at: [1, 3.7, 4.5, 6.9, 8.1, 9.1, 10.3, 11.5])
     }
 
+    /// H.264 with B-frames in an AVI whose index flags every frame key (as some capture tools
+    /// write it; made here from avi_h264_bframes.avi): a seek lands on a P-frame, the decoder
+    /// gives nothing until the next real keyframe, and that wait was taken for its delay in
+    /// timing pictures by decode order, so the keyframe was timed at the target: `--at 0.5`
+    /// showed counter 16 where a full decode shows 12.
+    @Test func anAVIIndexFlaggingEveryFrameKey() throws {
+        let dir = Fixture.scratchDirectory()
+        var avi = [UInt8](try Data(contentsOf: Fixture.url("video/avi_h264_bframes.avi")))
+        let index = try #require(avi.indices.dropLast(8).first { avi[$0..<($0 + 4)].elementsEqual("idx1".utf8) })
+        let size = Int(avi[index + 4]) | Int(avi[index + 5]) << 8 | Int(avi[index + 6]) << 16 | Int(avi[index + 7]) << 24
+        var flagged = 0
+        for entry in stride(from: index + 8, to: min(index + 8 + size, avi.count - 15), by: 16) where avi[(entry + 2)..<(entry + 4)].elementsEqual("dc".utf8) {
+            avi[entry + 4] |= 0x10  // AVIIF_KEYFRAME
+            flagged += 1
+        }
+        #expect(flagged == 100)
+        let file = dir.appendingPathComponent("allkey.avi")
+        try Data(avi).write(to: file)
+        for at in [0.5, 1.1, 2.3, 3.5] {
+            let run = try CLI.run(["thumb", file.path, "--at", String(at), "--size", "0", "-o", "t.png", "--force"], in: dir)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try Self.counter(PNGReader.read(dir.appendingPathComponent("t.png"))) == Int(at * 25), "--at \(at)")
+        }
+    }
+
     /// HEVC in MPEG-TS (no index, open GOPs): a seek lands mid-GOP.
     @Test func hevcTransportStreamLandingMidGOP() throws {
         try Self.expectExact("seek_midgop_hevc.ts", at: [0.5, 2.1, 3.7, 4.5, 6.9, 7.5, 10.3, 11.5])

@@ -52,11 +52,17 @@ struct DecodeOrderTimes {
     }
 
     /// Takes the decoder's delay off `frame`'s time, when it had no presentation time for it.
-    mutating func time(_ frame: UnsafeMutablePointer<AVFrame>) {
+    /// `longest`: the most the delay can be, in the stream's ticks (the pictures the decoder
+    /// holds back, and one, at the nominal rate). A first picture later than that is not the
+    /// first packet's: after a seek to a packet the container flags key and is none (an AVI
+    /// whose index flags every H.264 frame key), the decoder gives nothing until a real
+    /// keyframe, 10 s on, and that 10 s taken for the delay timed the keyframe at the target:
+    /// `thumb --at 0.5` showed frame 250.
+    mutating func time(_ frame: UnsafeMutablePointer<AVFrame>, longest: Int64) {
         guard active, frame.pointee.pts == ck_av_nopts_value() else { return }
         let time = frame.pointee.best_effort_timestamp
         guard time != ck_av_nopts_value() else { return }
-        if delay == nil, let firstSent { delay = max(time - firstSent, 0) }
+        if delay == nil, let firstSent { delay = min(max(time - firstSent, 0), max(longest, 0)) }
         frame.pointee.best_effort_timestamp = time - (delay ?? 0)
     }
 

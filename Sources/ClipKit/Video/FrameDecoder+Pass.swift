@@ -141,7 +141,7 @@ extension FrameDecoder {
                 }
                 return
             }
-            decodeOrder.time(frame)
+            decodeOrder.time(frame, longest: longestDecoderDelay(codec))
             // Headers can lie: a stream may switch to a larger size mid-way.
             try options.limits.checkPixels(width: Int(frame.pointee.width), height: Int(frame.pointee.height),
                                            what: "decoded frame", path: path)
@@ -170,6 +170,15 @@ extension FrameDecoder {
                         return
                     }
                     continue
+                }
+                // A clean picture past the target is no landing either when an earlier point is
+                // left to try: the seek went by the container's keyframe flags, and the decoder
+                // held back every picture until a real keyframe beyond the target (an AVI whose
+                // index flags every H.264 frame key: `thumb --at 0.5` showed the IDR at 10 s).
+                if time > target + FrameSampler.epsilon && pass.mayGiveUp && sequence.pushedCount == 0 {
+                    av_frame_unref(frame)
+                    pass.landingMissed(skipper: &skipper, pushedCount: sequence.pushedCount)
+                    return
                 }
                 pass.landing = nil
             } else if damaged {

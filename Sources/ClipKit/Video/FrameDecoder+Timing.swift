@@ -40,6 +40,15 @@ extension FrameDecoder {
 
     /// Where the last frame stops being shown: its time plus one frame, or the stream duration
     /// when that agrees.
+    /// The most a decoder timing pictures by the packet it is decoding can lag, in the stream's
+    /// ticks (`DecodeOrderTimes`): the pictures it holds back for reordering, at the nominal
+    /// rate (25 fps without one).
+    func longestDecoderDelay(_ codec: UnsafeMutablePointer<AVCodecContext>) -> Int64 {
+        guard timeBase > 0 else { return 0 }
+        let interval = 1 / (demuxer.info.frameRate ?? 25)
+        return Int64((Double(max(codec.pointee.has_b_frames, 0)) * interval / timeBase).rounded(.up))
+    }
+
     func clipEnd() -> Double {
         guard let lastTime else { return 0 }
         let step = lastDelta > 0 ? lastDelta : 1 / (demuxer.info.frameRate ?? 25)
