@@ -53,7 +53,7 @@ struct DecodeOrderTimes {
 
     /// Takes the decoder's delay off `frame`'s time, when it had no presentation time for it.
     /// `longest`: the most the delay can be, in the stream's ticks (the pictures the decoder
-    /// holds back, and one, at the nominal rate). A first picture later than that is not the
+    /// holds back, at the nominal rate: `FrameDecoder.longestDecoderDelay`). A first picture later than that is not the
     /// first packet's: after a seek to a packet the container flags key and is none (an AVI
     /// whose index flags every H.264 frame key), the decoder gives nothing until a real
     /// keyframe, 10 s on, and that 10 s taken for the delay timed the keyframe at the target:
