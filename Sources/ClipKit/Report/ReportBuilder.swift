@@ -19,7 +19,7 @@ struct ReportBuilder {
 
     func clips(of runs: RunSet) throws -> [ReportClip] {
         var clips: [ReportClip] = []
-        var copies: [String: String] = [:]
+        var copies: [NameBytes: String] = [:]
         for (index, run) in runs.clips.enumerated() {
             try options.limits.checkDeadline(run.input)
             clips.append(clip(run, number: index + 1, copies: &copies))
@@ -27,9 +27,10 @@ struct ReportBuilder {
         return clips
     }
 
-    /// `copies`: the `media/` name each file already copied has, by its real path: a file named
-    /// by many lines is copied once (20,000 lines naming one 367 KB GIF made 7 GB of copies).
-    private func clip(_ run: ClipRuns, number: Int, copies: inout [String: String]) -> ReportClip {
+    /// `copies`: the `media/` name each file already copied has, by its real path's bytes (two
+    /// canonically equivalent names are two files): a file named by many lines is copied once
+    /// (20,000 lines naming one 367 KB GIF made 7 GB of copies).
+    private func clip(_ run: ClipRuns, number: Int, copies: inout [NameBytes: String]) -> ReportClip {
         let id = "clip-\(number)"
         var clip = ReportClip(id: id, input: run.input, status: run.status, errors: run.errors, lines: run.lines, outputs: [],
                               info: run.lines.first { $0.isInfo }, warnings: [])
@@ -62,11 +63,11 @@ struct ReportBuilder {
                         // Nor a file named like one that is not one: `shadow.gif`, a link to
                         // /etc/shadow, was copied into media/ readable to all.
                         clip.warnings.append("output is not the picture or video its name says, so it is not copied: \(path)")
-                    } else if let name = copies[real] {
+                    } else if let name = copies[NameBytes(real)] {
                         output.href = ReportEscaping.urlPath(name)
                     } else {
                         let name = "media/\(number)-\(clip.outputs.count + 1)-\(ReportEscaping.safeFileName(url.lastPathComponent))"
-                        copies[real] = name
+                        copies[NameBytes(real)] = name
                         output.copy = name
                         output.href = ReportEscaping.urlPath(name)
                     }
