@@ -10,11 +10,6 @@ import Glibc
 @Suite struct OutputLinkTests {
     static let clip = Fixture.url("video/counter.mp4")
 
-    func fileType(_ path: String) -> mode_t? {
-        var info = stat()
-        return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : nil
-    }
-
     /// A link is written through: the file it names gets the output, the link stays a link.
     /// (The rename used to replace the link itself with the file.)
     @Test func aSymbolicLinkIsWrittenThroughAndStays() throws {
@@ -24,7 +19,7 @@ import Glibc
         for _ in 0..<2 {  // the first run makes the file the link names, the second replaces it
             let run = try CLI.run(["gif", Self.clip.path, "-o", "preview.gif", "--force", "-q"], in: dir)
             #expect(run.status == 0, "\(run.stderr)")
-            #expect(fileType(dir.appendingPathComponent("preview.gif").path) == S_IFLNK)
+            #expect(Tree.fileType(dir.appendingPathComponent("preview.gif").path) == S_IFLNK)
             let gif = try Decoded.gif(dir.appendingPathComponent("store/latest.gif"))
             #expect(gif.delays.count == 40)
         }
@@ -44,10 +39,10 @@ import Glibc
             #expect(refused.status == 1 && refused.stderrLines.count == 1, "\(arguments): \(refused.stderr)")
             #expect(refused.stderr.contains("\(work.appendingPathComponent(name).path): is a symbolic link to \(outside.appendingPathComponent(name).path), which does not exist; --force writes it there"),
                     "\(refused.stderr)")
-            #expect(Tree.walk(outside).isEmpty && fileType(work.appendingPathComponent(name).path) == S_IFLNK)
+            #expect(Tree.walk(outside).isEmpty && Tree.fileType(work.appendingPathComponent(name).path) == S_IFLNK)
             let forced = try CLI.run(arguments + (arguments.last == "--poster" ? [name] : ["-o", name]) + ["-q", "--force"], in: work)
             #expect(forced.status == 0, "\(arguments): \(forced.stderr)")
-            #expect(Tree.walk(outside) == [name] && fileType(work.appendingPathComponent(name).path) == S_IFLNK)
+            #expect(Tree.walk(outside) == [name] && Tree.fileType(work.appendingPathComponent(name).path) == S_IFLNK)
             try FileManager.default.removeItem(at: outside.appendingPathComponent(name))
             try FileManager.default.removeItem(at: work.appendingPathComponent(name))
             try? FileManager.default.removeItem(at: work.appendingPathComponent("b.gif"))
@@ -94,8 +89,8 @@ import Glibc
         let failed = try CLI.run([command, Self.clip.path, "-o", full, "-q"], in: dir)
         #expect(failed.status == 1)
         #expect(failed.stderr == "clipkit: \(Self.clip.path): cannot write output: \(full): No space left on device\n", "\(failed.stderr)")
-        for link in [null, full] { #expect(fileType(link) == S_IFLNK) }
-        #expect(fileType("/dev/null") == S_IFCHR && fileType("/dev/full") == S_IFCHR)
+        for link in [null, full] { #expect(Tree.fileType(link) == S_IFLNK) }
+        #expect(Tree.fileType("/dev/null") == S_IFCHR && Tree.fileType("/dev/full") == S_IFCHR)
         // Nothing left beside them, nor in the temp directory's name pattern for this output.
         let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".") }
         #expect(left.isEmpty, "\(left)")
@@ -108,6 +103,6 @@ import Glibc
         let run = try CLI.run(["thumb", Self.clip.path, "-o", "/dev/stdout", "-q"], in: dir)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("PNG") && run.stdout.contains("IHDR") && run.stdout.contains("IEND"))
-        #expect(fileType("/dev/stdout") == S_IFLNK)
+        #expect(Tree.fileType("/dev/stdout") == S_IFLNK)
     }
 }

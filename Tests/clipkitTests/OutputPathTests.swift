@@ -10,11 +10,6 @@ import Glibc
 @Suite struct OutputPathTests {
     static let clip = Fixture.url("video/counter.mp4")
 
-    func fileType(_ path: String) -> mode_t? {
-        var info = stat()
-        return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : nil
-    }
-
     /// An output file named for a format the command does not write is bad usage: `thumb -o
     /// poster.webp` wrote PNG bytes under a .webp name (as .jpg did, now a JPEG), `gif -o
     /// clip.txt` a GIF. Names without an extension, any case of the known ones, directories and
@@ -265,7 +260,7 @@ import Glibc
         let lonely = try CLI.run(["thumb", Self.clip.path, "-o", fifo, "-q"], in: dir)
         #expect(lonely.status == 1 && lonely.stderr == "clipkit: \(Self.clip.path): cannot write output: \(fifo): is a pipe no process is reading\n",
                 "\(lonely.stderr)")
-        #expect(fileType(fifo) == S_IFIFO)
+        #expect(Tree.fileType(fifo) == S_IFIFO)
         // A reader that holds the pipe open while clipkit runs, and keeps what comes.
         let copy = dir.appendingPathComponent("copy.png")
         let reader = Process()
@@ -275,7 +270,7 @@ import Glibc
         let run = try CLI.run(["thumb", Self.clip.path, "-o", fifo, "-q"], in: dir)
         reader.waitUntilExit()
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(fileType(fifo) == S_IFIFO)
+        #expect(Tree.fileType(fifo) == S_IFIFO)
         let png = try Decoded.png(copy)
         #expect(png.width == 160 && png.height == 120)
     }

@@ -27,8 +27,13 @@ enum Tree {
 
     /// A real directory (not a link to one).
     static func isDirectory(_ path: String) -> Bool {
+        fileType(path) == S_IFDIR
+    }
+
+    /// The type bits of what `path` is itself (a link is a link), nil when nothing is there.
+    static func fileType(_ path: String) -> mode_t? {
         var info = stat()
-        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+        return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : nil
     }
 
     /// Paths under `root` (clipkit keeps nothing beside its outputs).

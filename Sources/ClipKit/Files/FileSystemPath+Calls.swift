@@ -31,14 +31,21 @@ extension FileSystemPath {
               stat(cString(path), &info) != 0, errno == ENOENT else { return nil }
         var current = path
         for _ in 0..<40 {
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let n = readlink(cString(current), &buffer, buffer.count - 1)
-            guard n > 0 else { break }
-            let link = buffer.withUnsafeBytes { string(Array(UnsafeRawBufferPointer(rebasing: $0[0..<n]))) }
-            current = link.hasPrefix("/") ? link : ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent(link)
+            guard let next = linkTarget(current) else { break }
+            current = next
             guard lstat(cString(current), &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { break }
         }
         return URL(fileURLWithPath: current).standardized.path
+    }
+
+    /// What the symbolic link at `path` holds, as a path (a relative one taken from the link's
+    /// directory); nil when `path` is no link or cannot be read (`errno` set).
+    static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink(cString(path), &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        let link = buffer.withUnsafeBytes { string(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        return link.hasPrefix("/") ? link : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(link)
     }
 
     /// `mkdir -p`: creates `path` and its missing parents (mode 0777 less the umask); throws

@@ -33,11 +33,8 @@ struct OutputTarget: Sendable {
                 return OutputTarget(path: path, kind: .file)
             }
             guard info.st_mode & S_IFMT == S_IFLNK else { return try target(path, info, destination) }
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let n = readlink(FileSystemPath.cString(path), &buffer, buffer.count - 1)
-            guard n > 0 else { throw ClipKitError.outputFailed(path: destination.path, reason: String(cString: strerror(errno))) }
-            let link = buffer.withUnsafeBytes { FileSystemPath.string(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-            path = link.hasPrefix("/") ? link : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(link)
+            guard let next = FileSystemPath.linkTarget(path) else { throw ClipKitError.outputFailed(path: destination.path, reason: String(cString: strerror(errno))) }
+            path = next
         }
         throw ClipKitError.outputFailed(path: destination.path, reason: String(cString: strerror(ELOOP)))
     }
